@@ -1,0 +1,38 @@
+"""harness-normalize: versioned, replayable post-processing of LLM outputs for evaluation.
+
+>>> from normalize import load_pack
+>>> pack = load_pack()
+>>> pack.run("**Final Answer:** \\\\boxed{42}", task="math").answer
+'42'
+"""
+
+from __future__ import annotations
+
+# Importing the built-in rule and parser modules registers them.
+from normalize import parsers as _parsers  # noqa: F401
+from normalize import rules as _rules  # noqa: F401
+from normalize._version import __version__
+from normalize.engine import Chain, Result, RuleSpec, TraceStep, make_spec, run_chain
+from normalize.errors import PackError, RejectText
+from normalize.pack import Pack, load_pack
+from normalize.registry import REGISTRY, Params, Parsed, ParseContext, parser, rule
+
+__all__ = [
+    "REGISTRY",
+    "Chain",
+    "Pack",
+    "PackError",
+    "Params",
+    "ParseContext",
+    "Parsed",
+    "RejectText",
+    "Result",
+    "RuleSpec",
+    "TraceStep",
+    "__version__",
+    "load_pack",
+    "make_spec",
+    "parser",
+    "rule",
+    "run_chain",
+]

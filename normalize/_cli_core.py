@@ -1,0 +1,86 @@
+"""``normalize run``, ``normalize explain`` and ``normalize hash``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+from normalize._io import read_jsonl, write_jsonl
+from normalize.pack import Pack, load_pack
+from normalize.rows import normalize_rows
+
+
+def add_pack_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pack", metavar="FILE", help="a pack YAML file (default: the shipped packs)")
+
+
+def register(sub: Any) -> None:
+    run = sub.add_parser("run", help="normalize and parse every row of a JSONL file")
+    add_pack_option(run)
+    run.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (- for stdin)")
+    run.add_argument("-o", "--output", metavar="OUT.jsonl", help="where to write rows (default: stdout)")
+    run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    run.set_defaults(func=cmd_run)
+
+    explain = sub.add_parser("explain", help="show each rule that changes a text, before and after")
+    add_pack_option(explain)
+    explain.add_argument("--task", required=True, help="a task name (gsm8k) or task type (math)")
+    explain.add_argument("--options", type=int, default=None, help="number of options (multiple choice)")
+    explain.add_argument("text", help="the raw model output; literal \\n stays literal")
+    explain.set_defaults(func=cmd_explain)
+
+    hash_ = sub.add_parser("hash", help="print the pack signature and hash")
+    add_pack_option(hash_)
+    hash_.add_argument("--json", action="store_true", help="also print the resolved configuration")
+    hash_.set_defaults(func=cmd_hash)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    pack = load_pack(args.pack)
+    rows = read_jsonl(args.input)
+    statuses: Counter[str] = Counter()
+
+    def counted() -> Any:
+        for out in normalize_rows(pack, rows, progress=False if args.no_progress else None):
+            statuses[str(out.get("status"))] += 1
+            yield out
+
+    written = write_jsonl(counted(), args.output)
+    summary = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
+    print(f"{written} rows ({summary}) | {pack.signature}", file=sys.stderr)
+    return 0
+
+
+def format_explanation(pack: Pack, text: str, task: str, options: int | None = None) -> str:
+    """A readable account of each rule that changed ``text``, then the result."""
+    result = pack.run(text, task, options=options)
+    lines = [f"task: {task} (type {result.task_type})", f"raw: {text!r}"]
+    if not result.trace:
+        lines.append("no rule changed the text")
+    for step in result.trace:
+        lines.append(f"  [{step.index}] {step.rule} v{step.version}")
+        lines.append(f"      before: {step.before!r}")
+        lines.append(f"      after:  {step.after!r}")
+    lines.append(f"normalized: {result.text!r}")
+    lines.append(f"answer: {json.dumps(result.answer, ensure_ascii=False)}  status: {result.status}"
+                 + (f"  reason: {result.reason}" if result.reason else ""))
+    lines.append(f"pack: {pack.signature}")
+    return "\n".join(lines)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    pack = load_pack(args.pack)
+    print(format_explanation(pack, args.text, args.task, args.options))
+    return 0
+
+
+def cmd_hash(args: argparse.Namespace) -> int:
+    pack = load_pack(args.pack)
+    print(pack.signature)
+    print(pack.hash)
+    if args.json:
+        print(json.dumps(pack.resolved(), ensure_ascii=False, indent=2, sort_keys=True))
+    return 0

@@ -1,0 +1,151 @@
+"""Data-only YAML loading with YAML 1.2 core scalars, duplicate-key errors and source marks.
+
+PyYAML resolves scalars by YAML 1.1, where ``yes``/``no``/``on``/``off`` become booleans and
+``1e3`` stays a string; it also keeps the last of two duplicate keys.  Silently changing an
+alias table or a parameter that way is exactly what a rule pack must not do, so this module
+composes the node tree with PyYAML (no construction, hence no ``!python`` tags) and builds
+plain Python values itself, recording the line and column of every node by its path.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import regex
+import yaml
+
+from normalize.errors import PackError
+
+Path = tuple[str | int, ...]
+
+_NULL = regex.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL_TRUE = regex.compile(r"^(?:true|True|TRUE)$")
+_BOOL_FALSE = regex.compile(r"^(?:false|False|FALSE)$")
+_INT = regex.compile(r"^[-+]?[0-9]+$|^0o[0-7]+$|^0x[0-9a-fA-F]+$")
+_FLOAT = regex.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_INF = regex.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
+_NAN = regex.compile(r"^\.(?:nan|NaN|NAN)$")
+
+_STANDARD_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:map",
+    "tag:yaml.org,2002:seq",
+}
+
+
+@dataclass
+class Document:
+    """A loaded YAML document: its value and the 1-based line/column of each node by path."""
+
+    file: str
+    value: Any
+    marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
+
+    def where(self, path: Path) -> tuple[int | None, int | None]:
+        """The mark of ``path`` or of its nearest ancestor that has one."""
+        while True:
+            if path in self.marks:
+                return self.marks[path]
+            if not path:
+                return None, None
+            path = path[:-1]
+
+    def error(self, path: Path, message: str) -> PackError:
+        line, column = self.where(path)
+        return PackError(message, file=self.file, line=line, column=column)
+
+
+def resolve_scalar(node: yaml.ScalarNode, file: str) -> Any:
+    """YAML 1.2 core schema: quoted scalars are strings; ``yes``/``on`` stay strings."""
+    value: str = node.value
+    if node.tag not in ("tag:yaml.org,2002:str",) and node.tag.startswith("!"):
+        raise PackError(
+            f"tag {node.tag!r} is not allowed: packs are data only",
+            file=file,
+            line=node.start_mark.line + 1,
+            column=node.start_mark.column + 1,
+        )
+    if node.style in ("'", '"', "|", ">") or node.tag == "tag:yaml.org,2002:str" and node.style:
+        return value
+    if _NULL.match(value):
+        return None
+    if _BOOL_TRUE.match(value):
+        return True
+    if _BOOL_FALSE.match(value):
+        return False
+    if _INT.match(value):
+        if value.startswith("0o"):
+            return int(value[2:], 8)
+        if value.startswith("0x"):
+            return int(value[2:], 16)
+        return int(value)
+    if _FLOAT.match(value):
+        return float(value)
+    if _INF.match(value):
+        return -math.inf if value.startswith("-") else math.inf
+    if _NAN.match(value):
+        return math.nan
+    return value
+
+
+def load_yaml(text: str, file: str) -> Document:
+    """Parse ``text`` into a :class:`Document`; raise :class:`PackError` with a location."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        raise PackError(
+            f"YAML syntax error: {exc.problem}",
+            file=file,
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+        ) from None
+    except yaml.YAMLError as exc:
+        raise PackError(f"YAML error: {exc}", file=file) from None
+    doc = Document(file=file, value=None)
+    if node is None:
+        doc.value = {}
+        return doc
+    doc.value = _build(node, (), doc, depth=0)
+    return doc
+
+
+def _build(node: yaml.Node, path: Path, doc: Document, depth: int) -> Any:
+    if depth > 100:
+        raise doc.error(path, "YAML nesting deeper than 100 levels")
+    doc.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.ScalarNode):
+        return resolve_scalar(node, doc.file)
+    if node.tag.startswith("!") or node.tag not in _STANDARD_TAGS:
+        raise doc.error(path, f"tag {node.tag!r} is not allowed: packs are data only")
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(item, (*path, i), doc, depth + 1) for i, item in enumerate(node.value)]
+    if isinstance(node, yaml.MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise doc.error(path, "mapping keys must be plain scalars")
+            if key_node.value == "<<" and key_node.style is None:
+                raise PackError(
+                    "merge keys ('<<') are not supported; repeat the keys or use an anchor for the whole value",
+                    file=doc.file,
+                    line=key_node.start_mark.line + 1,
+                    column=key_node.start_mark.column + 1,
+                )
+            key = key_node.value  # keys are always strings: `yes:` and `1:` stay "yes" and "1"
+            if key in result:
+                first = doc.marks.get((*path, key))
+                raise PackError(
+                    f"duplicate key {key!r}"
+                    + (f" (first defined at line {first[0]})" if first else ""),
+                    file=doc.file,
+                    line=key_node.start_mark.line + 1,
+                    column=key_node.start_mark.column + 1,
+                )
+            doc.marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            result[key] = _build(value_node, (*path, key), doc, depth + 1)
+            doc.marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+        return result
+    raise doc.error(path, f"unsupported YAML node {type(node).__name__}")

@@ -1,0 +1,486 @@
+"""Rule packs: YAML files resolved into per-task-type chains, versioned by a hash.
+
+A pack maps task names (``gsm8k``) to task types (``math``); each task type has a chain of
+rules in stage order and a strict parser.  ``Pack.hash`` is the sha256 of the canonical JSON
+of everything that decides an output, so a number is always tied to exact rules.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from normalize import status as st
+from normalize._version import __version__
+from normalize._yaml import Document, load_yaml
+from normalize.engine import (
+    DEFAULT_MAX_INPUT_BYTES,
+    Chain,
+    Result,
+    RuleSpec,
+    TraceStep,
+    check_stage_order,
+    replay,
+    run_chain,
+)
+from normalize.errors import PackError
+from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, TASK_TYPES, ParseContext, Params
+
+PACK_FORMAT = 1
+_SHORT = 12
+
+
+# --------------------------------------------------------------------------- file models
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Settings(_Strict):
+    """Pack-wide limits. Both are part of the hash: they can change a row's status."""
+
+    regex_timeout: float = Field(DEFAULT_TIMEOUT, gt=0, le=60)
+    max_input_bytes: int = Field(DEFAULT_MAX_INPUT_BYTES, gt=0, le=1 << 30)
+
+
+class _RuleEntry(_Strict):
+    rule: str
+    version: int | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class _ParserEntry(_Strict):
+    name: str
+    version: int | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class _TaskTypeEntry(_Strict):
+    chain: list[str | _RuleEntry]
+    parser: str | _ParserEntry
+    description: str = ""
+
+
+class _PackFile(_Strict):
+    name: str = "unnamed"
+    description: str = ""
+    include: list[str] = Field(default_factory=list)
+    settings: Settings = Field(default_factory=Settings)
+    tasks: dict[str, str] = Field(default_factory=dict)
+    task_types: dict[str, _TaskTypeEntry] = Field(default_factory=dict)
+    languages: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    aliases: dict[str, list[list[str]]] = Field(default_factory=dict)
+    schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    check: dict[str, Any] = Field(default_factory=dict)
+
+
+_MERGED_SECTIONS = ("tasks", "task_types", "languages", "aliases", "schemas")
+
+
+# --------------------------------------------------------------------------- resolved pack
+
+
+@dataclass(frozen=True)
+class ParserSpec:
+    """The strict parser of a task type, at a version, with frozen params."""
+
+    name: str
+    version: int
+    params: Params
+
+    def to_json(self) -> dict[str, Any]:
+        return {"parser": self.name, "version": self.version, "params": self.params.model_dump(mode="json")}
+
+
+@dataclass(frozen=True)
+class TaskType:
+    """A task type's resolved chain and parser."""
+
+    name: str
+    chain: Chain
+    parser: ParserSpec
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chain": self.chain.to_json(), "parser": self.parser.to_json()}
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A resolved rule pack.  Build one with :func:`load_pack`."""
+
+    name: str
+    settings: Settings
+    tasks: Mapping[str, str]
+    task_types: Mapping[str, TaskType]
+    aliases: Mapping[str, tuple[tuple[str, ...], ...]]
+    schemas: Mapping[str, Any]
+    sources: tuple[str, ...] = ()
+    check_config: Mapping[str, Any] = field(default_factory=dict)
+
+    # ---- identity
+
+    def resolved(self) -> dict[str, Any]:
+        """Everything that decides an output, as plain JSON data (what the hash covers)."""
+        return {
+            "format": PACK_FORMAT,
+            "settings": self.settings.model_dump(mode="json"),
+            "tasks": dict(sorted(self.tasks.items())),
+            "task_types": {name: t.to_json() for name, t in sorted(self.task_types.items())},
+            "aliases": {k: [list(g) for g in v] for k, v in sorted(self.aliases.items())},
+            "schemas": dict(sorted(self.schemas.items())),
+            "unicode": unicodedata.unidata_version,
+        }
+
+    @property
+    def hash(self) -> str:
+        """``sha256:`` + hex digest of the canonical JSON of :meth:`resolved`."""
+        return "sha256:" + hashlib.sha256(canonical_json(self.resolved()).encode("utf-8")).hexdigest()
+
+    @property
+    def short_hash(self) -> str:
+        return self.hash.split(":", 1)[1][:_SHORT]
+
+    @property
+    def signature(self) -> str:
+        """A readable signature: library version, Unicode version, each chain, short hash."""
+        parts = [f"harness-normalize:{__version__}", f"pack:{self.name}", f"unicode:{unicodedata.unidata_version}"]
+        for name, t in sorted(self.task_types.items()):
+            rules = ",".join(f"{s.name}.v{s.version}" for s in t.chain.specs)
+            parts.append(f"{name}:[{rules}]->{t.parser.name}.v{t.parser.version}")
+        parts.append(f"hash:{self.short_hash}")
+        return "|".join(parts)
+
+    # ---- running
+
+    def task_type_of(self, task: str) -> str:
+        """The task type for a task name or a task type name; ``ValueError`` if unknown."""
+        if task in self.task_types:
+            return task
+        if task in self.tasks:
+            return self.tasks[task]
+        close = difflib.get_close_matches(task, [*self.tasks, *self.task_types], n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown task {task!r}: not a task type or a task in pack {self.name!r}{hint}")
+
+    def chain(self, task: str) -> Chain:
+        return self.task_types[self.task_type_of(task)].chain
+
+    def run(
+        self,
+        text: str | None,
+        task: str,
+        *,
+        options: Sequence[str] | int | None = None,
+    ) -> Result:
+        """Normalize one output and parse it strictly.
+
+        >>> r = load_pack().run("The answer is (B).", task="multiple_choice", options=4)
+        >>> r.answer, r.status
+        ('B', 'ok')
+        """
+        task_type = self.task_type_of(task)
+        t = self.task_types[task_type]
+        outcome = run_chain(
+            t.chain,
+            text,
+            timeout=self.settings.regex_timeout,
+            max_input_bytes=self.settings.max_input_bytes,
+        )
+        answer: Any = None
+        status, reason = outcome.status, outcome.reason
+        if status == st.OK and outcome.text is not None:
+            status, reason, answer = self._parse(t.parser, outcome.text, options)
+        return Result(
+            raw=outcome.raw,
+            text=outcome.text,
+            status=status,
+            reason=reason,
+            trace=outcome.trace,
+            task=task,
+            task_type=task_type,
+            answer=answer,
+            rules_hash=self.hash,
+        )
+
+    def _parse(
+        self, spec: ParserSpec, text: str, options: Sequence[str] | int | None
+    ) -> tuple[str, str | None, Any]:
+        ctx = ParseContext(
+            options=tuple(options) if isinstance(options, (list, tuple)) else options,
+            timeout=self.settings.regex_timeout,
+        )
+        definition = REGISTRY.parser(spec.name)
+        try:
+            parsed = definition.fn(text, spec.params, ctx)
+        except TimeoutError:
+            return st.ERROR, f"parser {spec.name}: regular expression timed out", None
+        except ValueError as exc:  # bad per-row input such as an option count of 1
+            return st.INVALID, f"parser {spec.name}: {exc}", None
+        if parsed.status != st.OK:
+            return parsed.status, parsed.reason, None
+        return st.OK, None, parsed.answer
+
+    def run_many(
+        self,
+        texts: Iterable[str | None],
+        task: str,
+        *,
+        options: Sequence[Sequence[str] | int | None] | Sequence[str] | int | None = None,
+    ) -> list[Result]:
+        """Run a batch; results come back in input order.  ``options`` may be one value for
+        every row or a list with one entry per row."""
+        items = list(texts)
+        per_row: list[Any]
+        if isinstance(options, (list, tuple)) and len(options) == len(items) and all(
+            o is None or isinstance(o, (int, list, tuple)) for o in options
+        ):
+            per_row = list(options)
+        else:
+            per_row = [options] * len(items)
+        return [self.run(text, task, options=o) for text, o in zip(items, per_row, strict=True)]
+
+    def replay(self, result: Result) -> str | None:
+        """Reproduce ``result.text`` from ``result.raw`` using only its trace."""
+        if result.raw is None:
+            return None
+        return replay(self.chain(result.task_type), result.raw, result.trace, timeout=self.settings.regex_timeout)
+
+    def alias_groups(self) -> tuple[tuple[str, ...], ...]:
+        """Every alias group of every table, for matching (never for rewriting outputs)."""
+        return tuple(group for _, groups in sorted(self.aliases.items()) for group in groups)
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, compact separators, UTF-8 kept: the form every hash is taken over.
+
+    >>> canonical_json({"b": 1, "a": "é"})
+    '{"a":"é","b":1}'
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def default_pack_path() -> Path:
+    """The shipped pack: ``normalize/_packs`` when installed, ``rules/`` in a source checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_packs" / "default.yaml", here.parent / "rules" / "default.yaml"):
+        if candidate.is_file():
+            return candidate
+    raise PackError("the shipped rule packs are missing from this installation", file=str(here / "_packs"))
+
+
+def load_pack(path: str | Path | None = None) -> Pack:
+    """Load and resolve a pack file (and its includes); the shipped packs when ``path`` is None.
+
+    Every problem raises :class:`PackError` naming the file, line and column.
+    """
+    root = Path(path) if path is not None else default_pack_path()
+    if root.is_dir():
+        root = root / "default.yaml"
+    docs = _read_with_includes(root)
+    return _resolve(docs)
+
+
+def _read_doc(path: Path) -> Document:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PackError("pack file not found", file=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise PackError(f"pack file is not UTF-8: {exc}", file=str(path)) from None
+    doc = load_yaml(text, str(path))
+    if not isinstance(doc.value, dict):
+        raise doc.error((), f"a pack file must be a mapping, got {type(doc.value).__name__}")
+    return doc
+
+
+def _read_with_includes(root: Path) -> list[Document]:
+    docs: list[Document] = []
+    seen: set[Path] = set()
+
+    def visit(path: Path, chain: tuple[Path, ...]) -> None:
+        resolved = path.resolve()
+        if resolved in chain:
+            raise PackError("include cycle: " + " → ".join(str(p) for p in (*chain, resolved)), file=str(path))
+        if resolved in seen:
+            return
+        seen.add(resolved)
+        doc = _read_doc(path)
+        docs.append(doc)
+        includes = doc.value.get("include", [])
+        if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
+            raise doc.error(("include",), "include must be a list of relative file paths")
+        for i, inc in enumerate(includes):
+            target = (path.parent / inc)
+            if not target.is_file():
+                raise doc.error(("include", i), f"included file {inc!r} not found")
+            visit(target, (*chain, resolved))
+
+    visit(root, ())
+    return docs
+
+
+def _merge(docs: list[Document]) -> tuple[dict[str, Any], dict[tuple[str, ...], Document]]:
+    """Merge included files section by section; a key defined twice is an error."""
+    merged: dict[str, Any] = {}
+    owner: dict[tuple[str, ...], Document] = {}
+    root = docs[0]
+    for doc in docs:
+        for key, value in doc.value.items():
+            if doc is not root and key not in (*_MERGED_SECTIONS, "include"):
+                raise doc.error((key,), f"{key!r} may only appear in the root pack file {root.file}")
+            if key in _MERGED_SECTIONS:
+                if not isinstance(value, dict):
+                    raise doc.error((key,), f"{key!r} must be a mapping")
+                section = merged.setdefault(key, {})
+                for name, item in value.items():
+                    if name in section:
+                        first = owner[(key, name)]
+                        raise doc.error((key, name), f"{key}.{name} is already defined in {first.file}")
+                    section[name] = item
+                    owner[(key, name)] = doc
+            elif key != "include":
+                merged[key] = value
+                owner[(key,)] = doc
+    merged["include"] = root.value.get("include", [])
+    return merged, owner
+
+
+def _locate(owner: Mapping[tuple[str, ...], Document], root: Document, path: tuple[Any, ...]) -> Document:
+    for n in (2, 1):
+        key = tuple(str(p) for p in path[:n])
+        if key in owner:
+            return owner[key]
+    return root
+
+
+def _resolve(docs: list[Document]) -> Pack:
+    root = docs[0]
+    merged, owner = _merge(docs)
+
+    def fail(path: tuple[Any, ...], message: str) -> PackError:
+        return _locate(owner, root, path).error(tuple(path), message)
+
+    try:
+        model = _PackFile.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        path = tuple(err["loc"])
+        # pydantic puts union branch names into loc; keep only real keys and indexes
+        clean = tuple(p for p in path if isinstance(p, int) or p in _path_keys(merged, path))
+        raise fail(clean, f"{'.'.join(map(str, clean)) or 'pack'}: {err['msg']}"
+                   + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], dict) else "")) from None
+
+    resources: dict[str, Any] = {
+        "languages": model.languages,
+        "schemas": model.schemas,
+        "aliases": model.aliases,
+    }
+    for table, groups in model.aliases.items():
+        for gi, group in enumerate(groups):
+            if len(group) < 2:
+                raise fail(("aliases", table, gi), "an alias group needs at least two equivalent answers")
+    task_types: dict[str, TaskType] = {}
+    for type_name, entry in model.task_types.items():
+        if type_name not in TASK_TYPES:
+            raise fail(("task_types", type_name), f"unknown task type {type_name!r}; known: {', '.join(TASK_TYPES)}")
+        specs = tuple(
+            _resolve_rule(item, ("task_types", type_name, "chain", i), resources, fail)
+            for i, item in enumerate(entry.chain)
+        )
+        try:
+            check_stage_order(specs)
+        except ValueError as exc:
+            bad = next(i for i, s in enumerate(specs) if f"rule {s.name!r}" in str(exc))
+            raise fail(("task_types", type_name, "chain", bad), str(exc)) from None
+        parser = _resolve_parser(entry.parser, ("task_types", type_name, "parser"), fail)
+        task_types[type_name] = TaskType(type_name, Chain(specs), parser)
+    for task, type_name in model.tasks.items():
+        if type_name not in task_types:
+            close = difflib.get_close_matches(type_name, list(task_types), n=1)
+            raise fail(("tasks", task), f"task {task!r} maps to unknown task type {type_name!r}"
+                       + (f"; did you mean {close[0]!r}?" if close else ""))
+    return Pack(
+        name=model.name,
+        settings=model.settings,
+        tasks=dict(model.tasks),
+        task_types=task_types,
+        aliases={k: tuple(tuple(g) for g in v) for k, v in model.aliases.items()},
+        schemas=dict(model.schemas),
+        sources=tuple(d.file for d in docs),
+        check_config=dict(model.check),
+    )
+
+
+def _path_keys(value: Any, path: tuple[Any, ...]) -> set[Any]:
+    keys: set[Any] = set()
+    node = value
+    for p in path:
+        if isinstance(node, dict) and p in node:
+            keys.add(p)
+            node = node[p]
+        elif isinstance(node, list) and isinstance(p, int) and p < len(node):
+            node = node[p]
+    return keys
+
+
+def _suggest(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _resolve_rule(item: str | _RuleEntry, path: tuple[Any, ...], resources: Mapping[str, Any], fail: Any) -> RuleSpec:
+    entry = _RuleEntry(rule=item) if isinstance(item, str) else item
+    try:
+        definition = REGISTRY.rule(entry.rule)
+    except KeyError:
+        raise fail(path, f"unknown rule {entry.rule!r}{_suggest(entry.rule, REGISTRY.rules)}") from None
+    if entry.version is not None and entry.version != definition.version:
+        raise fail(path, f"rule {entry.rule!r} is pinned to version {entry.version}, "
+                         f"but this library has version {definition.version}")
+    try:
+        params = definition.params_model.model_validate(entry.params)
+        if definition.resolve is not None:
+            params = definition.resolve(params, resources)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err["loc"])
+        raise fail((*path, "params", *loc), f"rule {entry.rule!r} parameter "
+                   f"{'.'.join(map(str, loc))}: {err['msg']}"
+                   + (f" (got {err['input']!r})" if "input" in err else "")) from None
+    except (ValueError, KeyError) as exc:
+        raise fail((*path, "params"), f"rule {entry.rule!r}: {exc}") from None
+    return RuleSpec(entry.rule, definition.version, params)
+
+
+def _resolve_parser(item: str | _ParserEntry, path: tuple[Any, ...], fail: Any) -> ParserSpec:
+    entry = _ParserEntry(name=item) if isinstance(item, str) else item
+    try:
+        definition = REGISTRY.parser(entry.name)
+    except KeyError:
+        raise fail(path, f"unknown parser {entry.name!r}{_suggest(entry.name, REGISTRY.parsers)}") from None
+    if entry.version is not None and entry.version != definition.version:
+        raise fail(path, f"parser {entry.name!r} is pinned to version {entry.version}, "
+                         f"but this library has version {definition.version}")
+    try:
+        params = definition.params_model.model_validate(entry.params)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err["loc"])
+        raise fail((*path, "params", *loc), f"parser {entry.name!r} parameter "
+                   f"{'.'.join(map(str, loc))}: {err['msg']}") from None
+    return ParserSpec(entry.name, definition.version, params)
+
+
+__all__ = ["Pack", "ParserSpec", "Settings", "TaskType", "TraceStep", "canonical_json", "load_pack"]

@@ -1,0 +1,3 @@
+"""Stage: extract."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Stage: semantic."""
+
+from __future__ import annotations

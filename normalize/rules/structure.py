@@ -1,0 +1,3 @@
+"""Stage: structure."""
+
+from __future__ import annotations

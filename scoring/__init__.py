@@ -1,0 +1,1 @@
+"""Scoring: metrics, reports, statistics, the cache and the LM scorer."""

@@ -1,0 +1,1 @@
+"""The LM scorer (extra ``lm``): torch and transformers are imported lazily."""
