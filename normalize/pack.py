@@ -80,10 +80,11 @@ class _PackFile(_Strict):
     languages: dict[str, dict[str, Any]] = Field(default_factory=dict)
     aliases: dict[str, list[list[str]]] = Field(default_factory=dict)
     schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    scoring: dict[str, dict[str, Any]] = Field(default_factory=dict)
     check: dict[str, Any] = Field(default_factory=dict)
 
 
-_MERGED_SECTIONS = ("tasks", "task_types", "languages", "aliases", "schemas")
+_MERGED_SECTIONS = ("tasks", "task_types", "languages", "aliases", "schemas", "scoring")
 
 
 # --------------------------------------------------------------------------- resolved pack
@@ -123,6 +124,7 @@ class Pack:
     task_types: Mapping[str, TaskType]
     aliases: Mapping[str, tuple[tuple[str, ...], ...]]
     schemas: Mapping[str, Any]
+    scoring: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
     check_config: Mapping[str, Any] = field(default_factory=dict)
 
@@ -137,6 +139,7 @@ class Pack:
             "task_types": {name: t.to_json() for name, t in sorted(self.task_types.items())},
             "aliases": {k: [list(g) for g in v] for k, v in sorted(self.aliases.items())},
             "schemas": dict(sorted(self.schemas.items())),
+            "scoring": {k: dict(v) for k, v in sorted(self.scoring.items())},
             "unicode": unicodedata.unidata_version,
         }
 
@@ -418,6 +421,7 @@ def _resolve(docs: list[Document]) -> Pack:
         task_types=task_types,
         aliases={k: tuple(tuple(g) for g in v) for k, v in model.aliases.items()},
         schemas=dict(model.schemas),
+        scoring={k: dict(v) for k, v in model.scoring.items()},
         sources=tuple(d.file for d in docs),
         check_config=dict(model.check),
     )

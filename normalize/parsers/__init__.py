@@ -1,0 +1,7 @@
+"""Strict parsers, one module per parser; importing this package registers them all.
+
+A parser turns normalized text into an answer, or ``None`` with a status and a reason.
+It never guesses and never falls back to a random option.
+"""
+
+from normalize.parsers import _text  # noqa: F401
