@@ -28,6 +28,13 @@ _FLOAT = regex.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]
 _INF = regex.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = regex.compile(r"^\.(?:nan|NaN|NAN)$")
 
+class _NoImplicitLoader(yaml.SafeLoader):
+    """Composes nodes without YAML 1.1 implicit typing: every plain scalar is tagged str,
+    so any other tag on a scalar was written explicitly in the file."""
+
+    yaml_implicit_resolvers: dict[str, list[tuple[str, object]]] = {}  # noqa: RUF012
+
+
 _STANDARD_TAGS = {
     "tag:yaml.org,2002:str",
     "tag:yaml.org,2002:map",
@@ -60,14 +67,14 @@ class Document:
 def resolve_scalar(node: yaml.ScalarNode, file: str) -> Any:
     """YAML 1.2 core schema: quoted scalars are strings; ``yes``/``on`` stay strings."""
     value: str = node.value
-    if node.tag not in ("tag:yaml.org,2002:str",) and node.tag.startswith("!"):
+    if node.tag != "tag:yaml.org,2002:str":
         raise PackError(
-            f"tag {node.tag!r} is not allowed: packs are data only",
+            f"explicit tag {node.tag!r} is not allowed: packs are data only",
             file=file,
             line=node.start_mark.line + 1,
             column=node.start_mark.column + 1,
         )
-    if node.style in ("'", '"', "|", ">") or node.tag == "tag:yaml.org,2002:str" and node.style:
+    if node.style in ("'", '"', "|", ">"):
         return value
     if _NULL.match(value):
         return None
@@ -93,7 +100,7 @@ def resolve_scalar(node: yaml.ScalarNode, file: str) -> Any:
 def load_yaml(text: str, file: str) -> Document:
     """Parse ``text`` into a :class:`Document`; raise :class:`PackError` with a location."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_NoImplicitLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         raise PackError(
