@@ -1,0 +1,493 @@
+"""The strict ``choice`` parser: the option letter a multiple-choice output *states*, or a status.
+
+Only a stated answer counts; the parser never takes "the first letter it sees" and never
+falls back to a random option.  It reads the output in three tiers and the first tier that
+states anything decides (a later tier is never consulted to break a tie):
+
+1. **Markers** — an explicit answer statement followed by a letter (or an option's text):
+   ``The answer is (B)``, ``answer: B``, ``Answer: **C**``, ``The final/correct answer is``,
+   ``The correct option/choice is``, ``I choose/pick/select/go with B``, ``My choice: B``,
+   ``\\boxed{B}``; a letter before the marker: ``B is the (correct) answer``,
+   ``(B) is the correct option``; Chinese ``答案是/答案为/答案：/最终答案是/正确答案是/
+   正确选项是/答案选``, ``选B/选择B/故选C/所以选A/应选D`` (not after 不/如果/若…),
+   ``答：B``, ``B是正确答案``.
+2. **Weak statements**, used only when no marker states anything: ``Option B is correct``,
+   ``B is correct`` at the start of a line, ``选项B正确``, ``B项正确``, ``B正确``,
+   ``正确的是B``.  They are weak because step-by-step analyses write them for every option.
+3. **The output is the answer**: a lone letter with optional punctuation, brackets, quotes
+   or markdown (``B``, ``(B)``, ``**B**``, ``b.``), an upper-case letter that opens the output
+   as ``(B) …``, ``B. …``, ``B) …``, ``B: …``, or a whole output equal to an option's text.
+
+Letters: full-width and other compatibility forms are folded with NFKC here, so the parser
+does not depend on the chain.  An upper-case letter counts when it is a word of its own
+(``A because`` is the letter A; ``I think`` is the pronoun).  A lower-case letter counts in a
+marker context only when bracketed or followed by punctuation or the end (``the answer is
+b.``), so ``the answer is a dog`` states no letter; a whole output ``b`` is the letter B.
+
+One statement naming two different letters — ``A or B``, ``A and C``, ``A, C``, ``答案是A或B``,
+``AB`` — is ``contradictory``.  A negated letter is not stated: ``The answer is D, not A`` →
+``D`` (also ``rather than``, ``instead of``, ``而不是``, ``不是``).  Several statements with
+the same letter give that letter.  Several statements with different letters are
+``contradictory`` under ``conflict="contradictory"`` (the default, as in the seed material:
+no unique answer → no answer) or resolved by the last statement under ``conflict="last"``.
+
+Option texts: when the domain is given as texts and a marker is followed by text rather than
+a letter, the text is matched against the options after normalization (NFKC, casefold,
+quotes dropped, whitespace collapsed, trailing punctuation dropped).  Options found in the
+stated clause that are contained in a longer found option are dropped, so ``Guilty of
+Romance`` beats ``Guilty``; two non-nested options are ``contradictory``; an option preceded
+by ``not`` is skipped.
+
+Domain: ``ctx.options`` is a tuple of 2–26 option texts or an int count 2–26; anything else
+raises ``ValueError`` naming the value (``Pack.run`` records status ``invalid``).  When the
+row has no options, ``params.default_options`` is used; its default, 26, is the honest one:
+it claims no knowledge of the option count, so every letter A–Z is accepted and
+``out_of_range`` cannot happen — a pack that knows its tasks' option count can set it, and
+``None`` makes a row without options ``invalid``.  A stated letter past the domain is
+``out_of_range``; nothing stated is ``no_answer``.  The answer is the upper-case letter.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import regex
+from pydantic import Field
+
+from normalize import status as st
+from normalize._regex import compile_pattern
+from normalize.registry import Params, ParseContext, Parsed, parser
+
+MIN_OPTIONS: Final = 2
+MAX_OPTIONS: Final = 26
+LETTERS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+class ChoiceParams(Params):
+    """Parameters of the ``choice`` parser.
+
+    ``conflict``: what several answer statements with different letters give —
+    ``"contradictory"`` (no answer) or ``"last"`` (the last statement wins).
+    ``default_options``: the option count used when a row has none; ``None`` makes such a
+    row ``invalid``.
+    """
+
+    conflict: Literal["contradictory", "last"] = "contradictory"
+    default_options: int | None = Field(default=MAX_OPTIONS, ge=MIN_OPTIONS, le=MAX_OPTIONS)
+
+
+# --------------------------------------------------------------------------- patterns
+
+_QUOTES: Final = str.maketrans(
+    {
+        "“": '"', "”": '"', "„": '"', "‟": '"', "«": '"', "»": '"', "「": '"', "」": '"',
+        "『": '"', "』": '"', "〝": '"', "〞": '"', "‘": "'", "’": "'", "‚": "'", "‛": "'",
+    }
+)
+_DROP_QUOTES: Final = str.maketrans("", "", "\"'")
+# LaTeX wrappers whose argument is plain text: \text{B} -> B.
+_LATEX_TEXT: Final = r"\\(?:text|textbf|textrm|textit|mathrm|mathbf|mathit|mbox)\s*\{([^{}\n]*)\}"
+# Markdown emphasis and code marks, math delimiters: decoration, never part of a letter.
+_DECORATION: Final = r"[*`$]|\\[()\[\]]|(?<![^\W_])_+|_+(?![^\W_])"
+
+# Adverbs that may sit between a marker and its letter.
+_ADVERBS: Final = r"(?:(?:therefore|thus|hence|clearly|definitely|indeed|actually|then|simply|still|obviously|most\s+likely|likely|probably|just)\s+)*"
+_EN_VERB: Final = r"(?:is|would\s+be|should\s+be|must\s+be|has\s+to\s+be|will\s+be)\b"
+_NOT_AFTER_XUAN: Final = r"(?<!不|如果|若|假如|假设|要是|若是|是否|不能|不应|不要|别)"
+
+_MARKERS: Final = (
+    # The (final/correct) answer is / answer: / Final Answer + newline.
+    rf"(?i:\banswer[ \t]*(?:{_EN_VERB}[ \t]*(?:as\s+follows[ \t]*)?[:=]?|[:=]|\n)[ \t]*{_ADVERBS})",
+    # The correct/best option is, my (final) choice is.
+    rf"(?i:\b(?:(?:the\s+)?(?:correct|right|best|final)\s+(?:option|choice|letter)|my\s+(?:final\s+)?(?:choice|pick|selection|option))\s*(?:{_EN_VERB}[ \t]*[:=]?|[:=])[ \t]*{_ADVERBS})",
+    # I choose / I'd pick / I will go with.
+    r"(?i:\bI(?:'d|'ll|\s+would|\s+will|\s+shall)?\s+(?:choose|pick|select|go\s+with|opt\s+for)\s+)",
+    r"\\(?:boxed|fbox)\s*\{",
+    # 答案是 / 答案为 / 答案: / 最终答案是 / 答案选.
+    r"答案\s*(?:(?:应该|应当|应|就|则|显然|明显|肯定|一定|当然|无疑|确实|只能|必然|也)\s*)*(?:是|为|選|选)\s*:?|答案\s*:",
+    r"正确的?(?:选项|答案)\s*(?:(?:应该|应当|应|就|则)\s*)?(?:是|为)?\s*:?",
+    r"(?m:^[ \t#>]*答\s*:)",
+    # 选B / 选择B / 故选C / 所以选A — but not 如果选A, 不选A, 选项, 选择题, 选出.
+    rf"{_NOT_AFTER_XUAN}选(?:择)?(?!项|择题|出|取|修|中)\s*:?",
+)
+
+# A letter token: optional "option"/"选项", optional opening bracket or quote, letters, close.
+_TOKEN: Final = (
+    r"[ \t]*(?:\n[ \t]*){0,2}(?:(?i:either|both)\s+)?(?:(?i:option|choice|letter)\s+|选项\s*)?"
+    r"(?P<open>[(\[{<【\"']?)[ \t]*(?P<letters>[A-Za-z]+)(?:[ \t]*(?P<close>[)\]}>】\"']))?"
+)
+_PAIRS: Final = {"(": ")", "[": "]", "{": "}", "<": ">", "【": "】", '"': '"', "'": "'"}
+_LOWER_FOLLOW: Final = r"[ \t]*(?:$|\n|[.,;:!?。，；：！？、)\]}])"
+_PRONOUN_FOLLOW: Final = r"\s+[a-z]"
+_LIST_FOLLOW: Final = r"[ \t]*(?:$|\n|[.,;:!?。，；：！？、/)\]}]|(?i:and|or)\b|和|或|与|及)"
+_NEGATION: Final = (
+    r"[ \t]*[,;(，；（]?[ \t]*(?:(?i:(?:but|and)\s+)?(?i:not|rather\s+than|instead\s+of)\b|而不是|而非|不是|并非)"
+)
+_CONJUNCTION: Final = (
+    r"[ \t]*(?:(?i:and/or|or|and|as\s+well\s+as|plus)\b|&|\+|和|或者?|与|及|以及|跟)"
+)
+_COMMA: Final = r"[ \t]*[,/、，]"
+
+# A letter stated before its marker: "B is the correct answer", "B是正确答案".
+_BEFORE_MARKERS: Final = (
+    r"(?i:\s+is\s+(?:the\s+)?(?:(?:correct|right|best|final|only\s+correct)\s+)?(?:answer|option|choice)\b)",
+    r"\s*(?:选项|项)?\s*(?:是|为)\s*(?:正确|最佳|最终|标准)?的?\s*(?:答案|选项)",
+)
+_BEFORE_LETTER: Final = (
+    r"(?<![A-Za-z0-9])(?:(?i:option|choice)\s+)?(?P<open>[(\[【\"']?)(?P<letter>[A-Z])(?P<close>[)\]】\"']?)"
+)
+_WEAK: Final = (
+    r"(?i:\b(?:option|choice)\s+)(?P<open>[(\[【\"']?)(?P<letter>[A-Za-z])(?P<close>[)\]】\"']?)(?i:\s+is\s+(?:the\s+)?(?:correct|right)\b)",
+    r"(?:(?m:^)[ \t#>-]*|(?i:\b(?:so|therefore|thus|hence|then)\b,?\s+))(?P<open>[(\[【\"']?)(?P<letter>[A-Z])(?P<close>[)\]】\"']?)(?i:\s+is\s+(?:the\s+)?(?:correct|right)\b)",
+    r"(?:选项\s*(?P<open>[(\[【\"']?)(?P<letter>[A-Za-z])(?P<close>[)\]】\"']?)|(?<![A-Za-z0-9])(?P<open2>[(\[【\"']?)(?P<letter2>[A-Z])(?P<close2>[)\]】\"']?)\s*(?:选项|项)?)\s*(?:是|为)?\s*正确(?!率|与否)",
+)
+_WEAK_MARKERS: Final = (r"正确的(?:一项|选项|是)?\s*(?:是|为)\s*:?",)
+
+_START: Final = r"\A[\s#>\"'-]*(?:(?P<open>[(\[【])[ \t]*(?P<b>[A-Z])[ \t]*[)\]】]|(?P<l>[A-Z])(?=[.:)、。\]]|[ \t]*(?:$|\n)|[ \t]+-[ \t]))"
+_LONE: Final = r"\A[\s\"'(\[【{<]*(?P<l>[A-Za-z])[\s\"')\]】}>.。,，!！:]*\Z"
+
+_CLAUSE_END: Final = r"[,，;；.!?。！？:：](?=\s|$)|[。！？；，]|\n"
+_NEGATED_BEFORE: Final = r"(?:\bnot|\brather\s+than|\binstead\s+of|而不是|而非|不是|并非)\s*$"
+_TRAILING: Final = ".,;:!?。，；：！？、"
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """Letters one statement names (a set of indices into A–Z), where it starts."""
+
+    at: int
+    letters: frozenset[int]
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+@parser("choice", version=1, params=ChoiceParams)
+def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
+    """The upper-case option letter the output states, or ``None`` with a status.
+
+    >>> ctx = ParseContext(options=4)
+    >>> parse_choice("Let's think. ... The answer is (B).", ChoiceParams(), ctx).answer
+    'B'
+    >>> parse_choice("最终答案是Ｄ", ChoiceParams(), ctx).answer
+    'D'
+    >>> parse_choice("The answer is D, not A.", ChoiceParams(), ctx).answer
+    'D'
+    >>> parse_choice("The answer is A or B.", ChoiceParams(), ctx).status
+    'contradictory'
+    >>> parse_choice("The answer is (F).", ChoiceParams(), ctx).status
+    'out_of_range'
+    >>> parse_choice("I am not sure.", ChoiceParams(), ctx).status
+    'no_answer'
+    >>> opts = ParseContext(options=("Guilty", "Guilty of Romance", "Cold Fish"))
+    >>> parse_choice("The answer is Guilty of Romance.", ChoiceParams(), opts).answer
+    'B'
+    """
+    count, texts = option_domain(ctx.options, params.default_options)
+    timeout = ctx.timeout
+    prepared = prepare_text(text, timeout=timeout)
+    norm_options = tuple(normalize_option(o, timeout=timeout) for o in texts) if texts else ()
+
+    tiers = (
+        _marker_statements(prepared, count, norm_options, timeout),
+        _weak_statements(prepared, count, norm_options, timeout),
+        _whole_statements(prepared, count, norm_options, timeout),
+    )
+    for statements in tiers:
+        if statements:
+            return _decide(statements, count, params.conflict)
+    return Parsed(
+        None,
+        st.NO_ANSWER,
+        "no stated answer: no answer marker, leading letter, lone letter or option text",
+    )
+
+
+def option_domain(options: Sequence[str] | int | None, default: int | None) -> tuple[int, tuple[str, ...]]:
+    """The option count and the option texts (empty when only a count is known).
+
+    >>> option_domain(("yes", "no"), 26)
+    (2, ('yes', 'no'))
+    >>> option_domain(None, 26)
+    (26, ())
+    >>> option_domain(27, 26)
+    Traceback (most recent call last):
+    ...
+    ValueError: the option count must be 2 to 26, got 27
+    """
+    if options is None:
+        if default is None:
+            raise ValueError("the row has no options and the choice parser has no default_options")
+        return _check_count(default), ()
+    if isinstance(options, bool) or not isinstance(options, (int, tuple, list)):
+        raise ValueError(f"options must be a list of option texts or a count, got {options!r}")
+    if isinstance(options, int):
+        return _check_count(options), ()
+    bad = [o for o in options if not isinstance(o, str)]
+    if bad:
+        raise ValueError(f"option texts must be strings, got {bad[0]!r}")
+    if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
+        raise ValueError(f"there must be 2 to 26 options, got {len(options)}: {tuple(options)!r}")
+    return len(options), tuple(options)
+
+
+def _check_count(count: int) -> int:
+    if not MIN_OPTIONS <= count <= MAX_OPTIONS:
+        raise ValueError(f"the option count must be 2 to 26, got {count!r}")
+    return count
+
+
+def prepare_text(text: str, *, timeout: float) -> str:
+    """Fold compatibility forms (NFKC), unify quotes, unwrap ``\\text{}``, drop markdown marks.
+
+    >>> prepare_text("答案：**Ｂ**", timeout=0.5)
+    '答案:B'
+    >>> prepare_text("$\\\\boxed{\\\\text{C}}$", timeout=0.5)
+    '\\\\boxed{C}'
+    """
+    folded = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded, timeout=timeout)
+    return compile_pattern(_DECORATION).sub("", unwrapped, timeout=timeout)
+
+
+def normalize_option(text: str, *, timeout: float) -> str:
+    """An option text (or a stated text) as compared: casefolded, no quotes, one space, no end stop.
+
+    >>> normalize_option('  “Guilty of  Romance.” ', timeout=0.5)
+    'guilty of romance'
+    """
+    prepared = prepare_text(text, timeout=timeout).replace('"', "").replace("'", "")
+    collapsed = " ".join(prepared.casefold().split())
+    return collapsed.rstrip(_TRAILING + " ").strip("()[]【】 ")
+
+
+# --------------------------------------------------------------------------- tiers
+
+
+def _marker_statements(
+    text: str, count: int, options: tuple[str, ...], timeout: float
+) -> list[_Statement]:
+    found: dict[int, _Statement] = {}
+    for pattern in _MARKERS:
+        for marker in compile_pattern(pattern).finditer(text, timeout=timeout):
+            statement = _statement_at(text, marker.end(), count, options, timeout)
+            if statement is not None:
+                found.setdefault(statement.at, statement)
+    for suffix in _BEFORE_MARKERS:
+        for match in compile_pattern(_BEFORE_LETTER + suffix).finditer(text, timeout=timeout):
+            if _brackets_pair(match["open"], match["close"]):
+                at = match.start("letter")
+                found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
+    return [found[at] for at in sorted(found)]
+
+
+def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
+    found: dict[int, _Statement] = {}
+    for pattern in _WEAK:
+        for match in compile_pattern(pattern).finditer(text, timeout=timeout):
+            groups = match.groupdict()
+            key = "letter" if groups.get("letter") else "letter2"
+            suffix = "" if key == "letter" else "2"
+            if not _brackets_pair(groups.get("open" + suffix) or "", groups.get("close" + suffix) or ""):
+                continue
+            at = match.start(key)
+            found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
+    for pattern in _WEAK_MARKERS:
+        for marker in compile_pattern(pattern).finditer(text, timeout=timeout):
+            statement = _statement_at(text, marker.end(), count, options, timeout)
+            if statement is not None:
+                found.setdefault(statement.at, statement)
+    return [found[at] for at in sorted(found)]
+
+
+def _whole_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
+    lone = compile_pattern(_LONE).match(text, timeout=timeout)
+    if lone is not None:
+        return [_Statement(lone.start("l"), frozenset({LETTERS.index(lone["l"].upper())}))]
+    start = compile_pattern(_START).match(text, timeout=timeout)
+    if start is not None:
+        group = "b" if start["b"] else "l"
+        letters = {LETTERS.index(start[group])}
+        letters |= _continuation(text, start.end(), count, timeout)
+        return [_Statement(start.start(group), frozenset(letters))]
+    run = compile_pattern(r"\A[\s\"'(\[]*(?P<run>[A-Z]{2,26})[\s\"')\].。]*\Z").match(text, timeout=timeout)
+    if run is not None and (letters_run := _letter_run(run["run"], count)):
+        return [_Statement(run.start("run"), letters_run)]
+    if options:
+        whole = normalize_option(text, timeout=timeout)
+        hits = frozenset(i for i, o in enumerate(options) if o and o == whole)
+        if hits:
+            return [_Statement(0, hits)]
+    return []
+
+
+def _decide(statements: list[_Statement], count: int, conflict: str) -> Parsed:
+    if conflict == "last":
+        letters = statements[-1].letters
+    else:
+        letters = frozenset().union(*(s.letters for s in statements))
+    if len(letters) > 1:
+        named = ", ".join(LETTERS[i] for i in sorted(letters))
+        return Parsed(None, st.CONTRADICTORY, f"the output states different options: {named}")
+    (index,) = letters
+    if index >= count:
+        return Parsed(
+            None,
+            st.OUT_OF_RANGE,
+            f"letter {LETTERS[index]} is past the last option {LETTERS[count - 1]} ({count} options)",
+        )
+    return Parsed(LETTERS[index], st.OK)
+
+
+# --------------------------------------------------------------------------- one statement
+
+
+def _statement_at(
+    text: str, pos: int, count: int, options: tuple[str, ...], timeout: float
+) -> _Statement | None:
+    """The statement that starts at ``pos`` (just after a marker): letters, or an option text."""
+    if compile_pattern(r"[ \t]*(?i:not|n't)\b|[ \t]*(?:不是|并非)").match(text, pos, timeout=timeout):
+        return None
+    token = _read_token(text, pos, count, timeout, strict_follow=False)
+    if token is not None:
+        letters, at, end = token
+        word_follows = compile_pattern(r"[ \t]+[A-Za-z]").match(text, end, timeout=timeout)
+        if options and word_follows and len(letters) == 1:
+            by_text = _text_statement(text, at, options, timeout)
+            if by_text is not None and len(by_text.letters) == 1:
+                return by_text
+        return _Statement(at, frozenset(letters | _continuation(text, end, count, timeout)))
+    if options:
+        return _text_statement(text, pos, options, timeout)
+    return None
+
+
+def _read_token(
+    text: str, pos: int, count: int, timeout: float, *, strict_follow: bool
+) -> tuple[frozenset[int], int, int] | None:
+    """Letters of the token at ``pos``, where they start, where the token ends; else None."""
+    match = compile_pattern(_TOKEN).match(text, pos, timeout=timeout)
+    if match is None:
+        return None
+    opening, letters, closing = match["open"], match["letters"], match["close"]
+    bracketed = bool(opening) and _PAIRS.get(opening) == closing
+    if opening and not bracketed:
+        return None
+    end = match.end()
+    if end < len(text) and _is_word_char(text[end]):
+        return None
+    if len(letters) > 1:
+        run = _letter_run(letters, count)
+        return (run, match.start("letters"), end) if run else None
+    if not bracketed:
+        follow_end = match.end("letters")
+        if letters.islower() and not compile_pattern(_LOWER_FOLLOW).match(text, follow_end, timeout=timeout):
+            return None
+        if letters == "I" and compile_pattern(_PRONOUN_FOLLOW).match(text, follow_end, timeout=timeout):
+            return None
+        if strict_follow and not compile_pattern(_LIST_FOLLOW).match(text, end, timeout=timeout):
+            return None
+    return frozenset({LETTERS.index(letters.upper())}), match.start("letters"), end
+
+
+def _continuation(text: str, pos: int, count: int, timeout: float) -> frozenset[int]:
+    """Further letters joined to a statement (``or B``, ``, C``, ``和D``); negated ones skipped."""
+    letters: set[int] = set()
+    while True:
+        negation = compile_pattern(_NEGATION).match(text, pos, timeout=timeout)
+        if negation is not None:
+            token = _read_token(text, negation.end(), count, timeout, strict_follow=False)
+            if token is None:
+                break
+            pos = token[2]
+            continue
+        joined = compile_pattern(_CONJUNCTION).match(text, pos, timeout=timeout)
+        strict = False
+        if joined is None:
+            joined = compile_pattern(_COMMA).match(text, pos, timeout=timeout)
+            strict = True
+        if joined is None:
+            break
+        token = _read_token(text, joined.end(), count, timeout, strict_follow=strict)
+        if token is None:
+            break
+        letters |= token[0]
+        pos = token[2]
+    return frozenset(letters)
+
+
+def _text_statement(text: str, pos: int, options: tuple[str, ...], timeout: float) -> _Statement | None:
+    """The option whose text the clause at ``pos`` states, or None.
+
+    Options found in the clause that lie inside a longer found option are dropped, so the
+    longest option wins; two options side by side are both stated (contradictory).
+    """
+    # Only the rest of the line, and no further than the longest option could reach.
+    horizon = pos + 2 * max(len(o) for o in options) + 200
+    line_end = text.find("\n", pos, horizon)
+    line = text[pos : min(len(text), horizon) if line_end < 0 else line_end]
+    lead = len(line) - len(line.lstrip())
+    folded = _fold_span(line[lead:])
+    cut = compile_pattern(_CLAUSE_END).search(folded, timeout=timeout)
+    clause_end = len(folded) if cut is None else cut.start()
+    spans: dict[int, tuple[int, int]] = {}
+    for index, option in enumerate(options):
+        where = _stated_in(folded, option, clause_end, timeout) if option else None
+        if where is not None:
+            spans[index] = where
+    kept = {
+        i
+        for i, (s, e) in spans.items()
+        if not any(j != i and s2 <= s and e <= e2 and e2 - s2 > e - s for j, (s2, e2) in spans.items())
+    }
+    if not kept:
+        return None
+    return _Statement(pos + lead, frozenset(kept))
+
+
+def _fold_span(span: str) -> str:
+    """Casefold (one character stays one, so clause positions hold) and drop quotes."""
+    unquoted = span.translate(_DROP_QUOTES)
+    folded = unquoted.casefold()
+    if len(folded) == len(unquoted):
+        return folded
+    return "".join(c.casefold() if len(c.casefold()) == 1 else c.lower() for c in unquoted)
+
+
+def _stated_in(folded: str, option: str, clause_end: int, timeout: float) -> tuple[int, int] | None:
+    """Where ``option`` first occurs as whole words in the clause, not negated; else None."""
+    pattern = compile_pattern(r"\s+".join(regex.escape(word) for word in option.split(" ")))
+    for match in pattern.finditer(folded, timeout=timeout):
+        start, end = match.span()
+        if start >= clause_end:
+            return None
+        if start > 0 and _is_word_char(folded[start - 1]) and _is_word_char(folded[start]):
+            continue
+        if end < len(folded) and _is_word_char(folded[end]) and _is_word_char(folded[end - 1]):
+            continue
+        if compile_pattern(_NEGATED_BEFORE).search(folded, 0, start, timeout=timeout):
+            continue
+        return start, end
+    return None
+
+
+def _letter_run(run: str, count: int) -> frozenset[int]:
+    """Letters of an upper-case run such as ``AB`` or ``ACD``: distinct, ascending, in the
+    domain; otherwise (``NO``, ``DNA``) the run is a word and states no letters."""
+    if not run.isupper() or not run.isascii():
+        return frozenset()
+    indices = [LETTERS.index(c) for c in run]
+    if indices != sorted(set(indices)) or indices[-1] >= count:
+        return frozenset()
+    return frozenset(indices)
+
+
+def _brackets_pair(opening: str, closing: str) -> bool:
+    return not opening or _PAIRS.get(opening) == closing
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isascii() and char.isalnum()
