@@ -1,0 +1,211 @@
+"""Several samples per item: normalize and parse each sample first, then vote or aggregate.
+
+Rows that share ``(run, task, id)`` are samples of one item (their ``sample`` field only
+numbers them).  Modes:
+
+* ``vote``: majority over *parsed answers*, compared by canonical form (numbers by value,
+  JSON canonically), then the winning answer is scored.  ``None`` wins only when every sample
+  is ``None``.  Ties go to the answer whose canonical form sorts first, which depends only on
+  the answers, never on sample order; tied items are counted in the report.
+* ``any``: the item is right when any sample is (its value is the best sample value).
+* ``mean`` / ``median``: of the sample values, an unparsed sample counting 0.
+* ``pass@k``: the unbiased estimator of Chen et al. (2021) from n samples with c correct.
+
+Why vote on parsed answers and not on raw text or on scores — five samples, target ``42``:
+
+>>> raw = ["The answer is 42.", "**42**", "42", "41", "41"]
+>>> vote(raw).answer                      # raw-text vote: the three 42s are spelled apart
+'41'
+>>> vote(["42", "42", "42", "41", "41"], "math").answer   # after normalization: 42 wins
+'42'
+
+And target ``B`` with answers B, B, C, D, E: the plurality is B, so the vote is right; a
+majority over per-sample *scores* sees 1, 1, 0, 0, 0 — every wrong answer lands in one bucket
+"wrong" and outvotes the right one (mean 0.4):
+
+>>> vote(["B", "B", "C", "D", "E"]).answer
+'B'
+>>> scores = [1, 1, 0, 0, 0]; sum(scores) / len(scores) > 0.5
+False
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from normalize.pack import Pack, canonical_json
+from scoring._items import Item, option_count, run_label, task_name
+from scoring.metrics import (
+    NO_ANSWER,
+    SCORED,
+    MathVerifier,
+    Score,
+    canonicalize_json,
+    parse_number,
+    score_detail,
+)
+from scoring.stats import pass_at_k
+
+__all__ = ["AGGREGATES", "VoteResult", "aggregate_rows", "answer_key", "group_samples", "vote"]
+
+AGGREGATES: Final = ("vote", "any", "mean", "median", "pass@k")
+
+
+def answer_key(answer: Any, task_type: str | None = None) -> str:
+    """The canonical form votes compare: numbers by value for math, canonical JSON otherwise.
+
+    >>> answer_key("0.5", "math") == answer_key("1/2", "math")
+    True
+    >>> answer_key({"b": 1, "a": 2.0})
+    '{"a":2,"b":1}'
+    """
+    if task_type == "math":
+        number = parse_number(answer)
+        if number is not None:
+            return f"number:{number}"
+    return canonical_json(canonicalize_json(answer))
+
+
+@dataclass(frozen=True)
+class VoteResult:
+    """The winning answer, its votes, the sample count, and whether the top count was shared."""
+
+    answer: Any
+    votes: int
+    n_samples: int
+    tied: bool
+
+
+def vote(answers: Sequence[Any], task_type: str | None = None) -> VoteResult:
+    """Plurality vote over parsed answers (None = no answer); order of samples never matters.
+
+    >>> vote(["C", None, "A", "C", None, None]).answer
+    'C'
+    >>> r = vote(["B", "A", "A", "B"]); (r.answer, r.tied)
+    ('A', True)
+    >>> vote([None, None]).answer is None
+    True
+    """
+    if not answers:
+        raise ValueError("vote needs at least one sample, got none")
+    counts: Counter[str] = Counter()
+    representative: dict[str, Any] = {}
+    for answer in answers:
+        if answer is None:
+            continue
+        key = answer_key(answer, task_type)
+        counts[key] += 1
+        spelled = canonical_json(canonicalize_json(answer))
+        if key not in representative or spelled < canonical_json(canonicalize_json(representative[key])):
+            representative[key] = answer
+    if not counts:
+        return VoteResult(None, len(answers), len(answers), False)
+    top = max(counts.values())
+    leaders = sorted(key for key, count in counts.items() if count == top)
+    return VoteResult(representative[leaders[0]], top, len(answers), len(leaders) > 1)
+
+
+def group_samples(rows: Sequence[Mapping[str, Any]]) -> list[list[int]]:
+    """Indexes of rows grouped by ``(run, task, id)``, groups in order of first appearance.
+
+    A row without an ``id`` is an item of its own.
+
+    >>> group_samples([{"id": 1, "task": "t"}, {"id": 2, "task": "t"}, {"id": 1, "task": "t"}, {"task": "t"}])
+    [[0, 2], [1], [3]]
+    """
+    groups: dict[Any, list[int]] = {}
+    for i, row in enumerate(rows):
+        raw_id = row.get("id")
+        key: Any = ("row", i) if raw_id is None else (run_label(row), task_name(row), canonical_json(raw_id))
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def _answer(row: Mapping[str, Any]) -> Any:
+    return row.get("answer") if row.get("status") == "ok" else None
+
+
+def _common_status(rows: Sequence[Mapping[str, Any]]) -> str:
+    counts = Counter(str(r.get("status")) for r in rows)
+    top = max(counts.values())
+    return min(s for s, c in counts.items() if c == top)
+
+
+def _item(rows: Sequence[Mapping[str, Any]], status: str, outcome: str, value: float, metric: str,
+          tied: bool = False) -> Item:
+    first = rows[0]
+    kind = first.get("task_type")
+    raw_id = first.get("id")
+    return Item(
+        task=task_name(first),
+        task_type=kind if isinstance(kind, str) else None,
+        status=status,
+        outcome=outcome,
+        value=value,
+        metric=metric,
+        option_count=option_count(first),
+        run=run_label(first),
+        id=None if raw_id is None else str(raw_id),
+        n_samples=len(rows),
+        tied=tied,
+    )
+
+
+def aggregate_rows(
+    pack: Pack,
+    rows: Sequence[Mapping[str, Any]],
+    scores: Sequence[Score],
+    mode: str,
+    *,
+    k: int | None = None,
+    verifier: MathVerifier | None = None,
+) -> list[Item]:
+    """One report item per ``(run, task, id)`` from normalized rows and their per-sample scores.
+
+    The target, aliases and options of an item are those of its first sample.  ``pass@k``
+    needs ``k`` (at most the item's sample count; ``ValueError`` otherwise).
+    """
+    if mode not in AGGREGATES:
+        raise ValueError(f"unknown aggregate {mode!r}; choose one of {', '.join(AGGREGATES)}")
+    if mode == "pass@k" and (k is None or isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise ValueError(f"pass@k needs a positive integer k, got {k!r}")
+    draws = k if isinstance(k, int) else 0
+    if len(rows) != len(scores):
+        raise ValueError(f"got {len(rows)} rows but {len(scores)} scores")
+    items: list[Item] = []
+    for group in group_samples(rows):
+        members = [rows[i] for i in group]
+        marks = [scores[i] for i in group]
+        first = marks[0]
+        if first.outcome not in (SCORED, NO_ANSWER):  # no_target / bad_target: the item is unscorable
+            items.append(_item(members, _common_status(members), first.outcome, 0.0, first.metric))
+            continue
+        if mode == "vote":
+            kind = members[0].get("task_type")
+            result = vote([_answer(r) for r in members], kind if isinstance(kind, str) else None)
+            status = "ok" if result.answer is not None else _common_status(members)
+            voted = {**members[0], "answer": result.answer, "status": status}
+            verdict = score_detail(pack, voted, verifier=verifier)
+            items.append(_item(members, status, verdict.outcome, verdict.value, verdict.metric, result.tied))
+            continue
+        scored = [m for m in marks if m.outcome == SCORED]
+        outcome = SCORED if scored else NO_ANSWER
+        status = "ok" if scored else _common_status(members)
+        values = [m.value for m in marks]
+        if mode == "any":
+            value = max(values)
+        elif mode == "mean":
+            value = statistics.fmean(values)
+        elif mode == "median":
+            value = float(statistics.median(values))
+        else:
+            if draws > len(members):
+                raise ValueError(f"pass@{draws} needs at least {draws} samples, "
+                                 f"but item {members[0].get('id')!r} has {len(members)}")
+            value = pass_at_k(len(members), sum(1 for m in marks if m.correct), draws)
+        items.append(_item(members, status, outcome, value if scored else 0.0, first.metric))
+    return items
