@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, Protocol, TypeVar
+from typing import Annotated, Any, Final, Generic, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from normalize.errors import RegistrationError
 
@@ -38,6 +38,23 @@ class Params(BaseModel):
     """Base of every rule's and parser's parameter model: frozen, strict, no unknown keys."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+def as_tuple(value: Any) -> Any:
+    """Let a YAML list stand for a tuple param (params are strict: a list is not a tuple).
+
+    >>> as_tuple([["a"], "b"])
+    (('a',), 'b')
+    """
+    if isinstance(value, (list, tuple)):
+        return tuple(as_tuple(item) for item in value)
+    return value
+
+
+#: A tuple-of-strings parameter that a pack may write as a YAML list.
+StrTuple = Annotated[tuple[str, ...], BeforeValidator(as_tuple)]
+#: Tiers of patterns (best first) that a pack may write as a list of lists.
+StrTiers = Annotated[tuple[tuple[str, ...], ...], BeforeValidator(as_tuple)]
 
 
 class NoParams(Params):
