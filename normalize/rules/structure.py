@@ -1,3 +1,622 @@
-"""Stage: structure."""
+"""Stage 2, structure: strict JSON, opt-in repair, Python literals, canonical form, schemas.
+
+The text stays a string between rules: each rule here parses the JSON it is given, changes the
+value and writes it back in the one canonical form of :func:`dump_json` (sorted keys, compact
+separators ``,`` and ``:``, non-ASCII kept as is: the same form the pack hash is taken over).
+A rule that cannot give valid JSON raises :class:`~normalize.errors.RejectText` with status
+``invalid`` and a reason that says where.
+
+Limits (size, nesting depth, digits in a number) are checked on the text *before*
+``json.loads`` runs, without recursion: ``json.loads`` recurses once per nesting level, and
+Python refuses to convert integers of more than 4300 digits.  A text past a limit is
+``invalid`` with a reason, never a crash.
+
+A typical chain: ``repair_json`` (opt-in) → ``coerce_python_literals`` → ``parse_json`` →
+``align_json_schema``.
+"""
 
 from __future__ import annotations
+
+import copy
+import json
+import math
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from itertools import accumulate
+from types import FrameType
+from typing import Any, Final, TypeVar
+
+import json_repair
+import regex
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError
+from pydantic import ConfigDict, Field
+from referencing import Registry
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
+
+from normalize import status as st
+from normalize._regex import compile_pattern
+from normalize.errors import RejectText
+from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
+
+_SCOPE: Final = ("structured_json",)
+
+#: A complete double-quoted JSON string (possessive: linear time, no backtracking).
+_DQ_STRING: Final = r'"(?:[^"\\]++|\\.)*+"'
+#: The same for a single-quoted (Python-style) string.
+_SQ_STRING: Final = r"'(?:[^'\\]++|\\.)*+'"
+_NOT_BRACKET: Final = r"[^\[\]{}]++"
+_BRACKET_DELTA: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+#: Python literals outside strings; group 1 is set only for a literal.
+_PY_LITERAL: Final = rf"{_DQ_STRING}|{_SQ_STRING}|\b(True|False|None)\b"
+_JSON_LITERAL: Final = {"True": "true", "False": "false", "None": "null"}
+_QUOTED_LITERAL: Final[Mapping[str, bool | None]] = {
+    "True": True, "true": True, "False": False, "false": False, "None": None, "null": None,
+}
+_BOOLEAN_STRING: Final = {"True": True, "true": True, "False": False, "false": False}
+#: A JSON number as a whole string (for coercing ``"12.5"`` where a schema wants a number).
+_INTEGER: Final = r"-?(?:0|[1-9][0-9]*)"
+_NUMBER: Final = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+#: The longest numeric string coerced to a number: longer ones stay strings (and fail the schema).
+_MAX_COERCED_CHARS: Final = 1000
+#: How many ``$ref`` hops the alignment follows without descending into the data.
+_MAX_REF_HOPS: Final = 32
+#: How many schema errors a reason lists before "and N more".
+_MAX_LISTED_ERRORS: Final = 3
+_MAX_MESSAGE_CHARS: Final = 200
+
+T = TypeVar("T")
+#: ``referencing``'s resolver (its class is not exported, so it is typed loosely here).
+_Resolver = Any
+
+
+# --------------------------------------------------------------------------- strict JSON
+
+
+class JsonLimits(Params):
+    """Limits a text must keep before it is parsed as JSON (all in the pack hash)."""
+
+    max_bytes: int = Field(1 << 20, ge=1, le=1 << 30)
+    max_depth: int = Field(64, ge=1, le=256)
+    max_number_digits: int = Field(1000, ge=1, le=4300)
+
+
+_DEFAULT_LIMITS: Final = JsonLimits()
+_NO_PARAMS: Final = NoParams()
+
+
+class _LimitExceeded(RejectText):
+    """A size, depth or digit limit was passed: no repair can help, ``parse_json`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(st.INVALID, reason)
+
+
+def _skeleton(text: str, *, timeout: float) -> str:
+    """``text`` with every complete double-quoted string replaced by ``""``."""
+    return compile_pattern(_DQ_STRING, regex.DOTALL).sub('""', text, timeout=timeout)
+
+
+def _bracket_depth(skeleton: str, *, timeout: float) -> int:
+    brackets = compile_pattern(_NOT_BRACKET).sub("", skeleton, timeout=timeout)
+    return max(0, max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0))
+
+
+def nesting_depth(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> int:
+    """The deepest nesting of ``[``/``{`` outside double-quoted strings, counted without recursion.
+
+    >>> nesting_depth('{"a": [1, {"b": "[[[["}]}')
+    3
+    >>> nesting_depth("[" * 10_000)
+    10000
+    """
+    return _bracket_depth(_skeleton(text, timeout=timeout), timeout=timeout)
+
+
+def _reject_constant(name: str) -> Any:
+    raise RejectText(st.INVALID, f"{name} is not allowed in strict JSON")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise RejectText(st.INVALID, f"number {literal[:40]} is out of range for a 64-bit float")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RejectText(st.INVALID, f"duplicate key {key[:80]!r} in an object")
+            seen.add(key)
+    return obj
+
+
+def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Any:
+    """Parse strict JSON within ``limits``; anything else raises ``RejectText("invalid", why)``.
+
+    Strict means: ``json.loads`` grammar, no ``NaN``/``Infinity``, no float that overflows, no
+    duplicate key in an object.
+
+    >>> load_json('{"a": [1, 2.5, null]}')
+    {'a': [1, 2.5, None]}
+    >>> load_json('{"a": 1,}')
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: invalid: not valid JSON: Expecting property name enclosed in double quotes at line 1 column 9 (char 8)
+    """
+    limits = limits if limits is not None else _DEFAULT_LIMITS
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.max_bytes:
+        raise _LimitExceeded(f"JSON text is {size} bytes, over the limit of {limits.max_bytes} (max_bytes)")
+    skeleton = _skeleton(text, timeout=timeout)
+    depth = _bracket_depth(skeleton, timeout=timeout)
+    if depth > limits.max_depth:
+        raise _LimitExceeded(f"JSON nests {depth} levels deep, over the limit of {limits.max_depth} (max_depth)")
+    digits = compile_pattern(f"[0-9]{{{limits.max_number_digits + 1}}}")
+    if digits.search(skeleton, timeout=timeout) is not None:
+        raise _LimitExceeded(
+            f"a number has more than {limits.max_number_digits} digits in a row (max_number_digits)"
+        )
+    try:
+        return json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_unique_keys,
+        )
+    except json.JSONDecodeError as exc:
+        raise RejectText(
+            st.INVALID, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (char {exc.pos})"
+        ) from None
+    except ValueError as exc:  # an integer over sys.get_int_max_str_digits()
+        raise _LimitExceeded(f"a number is too long to convert: {exc}") from None
+
+
+def dump_json(value: Any) -> str:
+    """The canonical JSON text: sorted keys, compact separators, non-ASCII kept, no NaN.
+
+    This is the one serializer of the structure stage (and the form ``Pack.hash`` uses).
+    String contents are never reordered: only object keys are sorted.
+
+    >>> dump_json({"b": [1, "é"], "a": {"d": None, "c": True}})
+    '{"a":{"c":true,"d":null},"b":[1,"é"]}'
+    """
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+@rule("parse_json", stage="structure", version=1, scope=_SCOPE, params=JsonLimits)
+def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Parse strict JSON within the size, depth and digit limits; write it in canonical form.
+
+    Anything else is ``invalid`` with the reason: the JSON error position, ``NaN``, a limit.
+
+    >>> parse_json('{"b": 1,  "a": [true, null]}')
+    '{"a":[true,null],"b":1}'
+    >>> parse_json('{"a": NaN}')
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: invalid: NaN is not allowed in strict JSON
+    """
+    return dump_json(load_json(text, params, timeout=timeout))
+
+
+@rule("canonicalize_json", stage="structure", version=1, scope=_SCOPE)
+def canonicalize_json(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Rewrite JSON in canonical form: sorted keys, compact separators, non-ASCII kept.
+
+    Parses with the default limits of ``parse_json``; invalid JSON is ``invalid``.
+
+    >>> canonicalize_json('{ "name": "Zoë",\\n  "age": 7 }')
+    '{"age":7,"name":"Zoë"}'
+    """
+    return dump_json(load_json(text, timeout=timeout))
+
+
+# --------------------------------------------------------------------------- repair
+
+
+class RepairParams(Params):
+    """Caps on what ``repair_json`` hands to json-repair (all in the pack hash).
+
+    ``max_bytes`` is checked before json-repair runs; ``max_seconds`` stops it while it runs
+    (json-repair is super-linear on some inputs: 64 KiB of ``{"`` takes minutes).  Nesting depth
+    and digit runs are bounded before that by the default limits of ``parse_json``: a text past
+    them is never handed to json-repair, whose parser recurses.
+    """
+
+    max_bytes: int = Field(64 * 1024, ge=1, le=1 << 20)
+    #: json-repair takes about 0.5 s (1 s under the clock hook) on 64 KiB of plain text here.
+    max_seconds: float = Field(5.0, gt=0, le=60)
+
+
+_DEFAULT_REPAIR: Final = RepairParams()
+
+
+class _RepairTimeUp(BaseException):
+    """Raised inside json-repair by the trace hook of :func:`_call_within`.
+
+    A ``BaseException`` so that no ``except Exception`` inside the library can swallow it.
+    """
+
+
+def _call_within(fn: Callable[[], T], seconds: float) -> T:
+    """Run ``fn()`` in this thread, stopping it once ``seconds`` have passed.
+
+    A trace hook (``sys.settrace`` acts on the calling thread only, so this works in worker
+    threads and needs no signal) checks the clock at every Python function call and raises
+    :class:`_RepairTimeUp` past the deadline.  Any trace function already set (a debugger,
+    coverage) is put back afterwards.
+    """
+    deadline = time.perf_counter() + seconds
+
+    def check_clock(frame: FrameType, event: str, arg: Any) -> None:
+        if time.perf_counter() > deadline:
+            raise _RepairTimeUp
+
+    previous = sys.gettrace()
+    sys.settrace(check_clock)
+    try:
+        return fn()
+    finally:
+        sys.settrace(previous)
+
+
+@rule("repair_json", stage="structure", version=1, scope=_SCOPE, params=RepairParams)
+def repair_json(text: str, params: RepairParams = _DEFAULT_REPAIR, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Repair broken JSON with json-repair (opt-in); strict JSON is returned unchanged.
+
+    So the trace shows ``repair_json`` only where it actually repaired.  Text past a default
+    limit of ``parse_json`` (size, nesting depth, digits) is returned unchanged too: no repair
+    can help, and ``parse_json`` reports the limit.  Over ``max_bytes``, or with no JSON object
+    or array to recover: ``invalid``; past ``max_seconds``: ``error`` (a resource limit, not a
+    verdict on the text).
+
+    >>> repair_json("{'answer': 'B', confidence: 0.9,}")
+    '{"answer":"B","confidence":0.9}'
+    >>> repair_json('{"answer": "B"}')
+    '{"answer": "B"}'
+    """
+    try:
+        load_json(text, timeout=timeout)
+    except _LimitExceeded:
+        return text
+    except RejectText:
+        pass
+    else:
+        return text
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > params.max_bytes:
+        raise RejectText(st.INVALID, f"text is {size} bytes, too large to repair (max_bytes {params.max_bytes})")
+    try:
+        value = _call_within(
+            lambda: json_repair.repair_json(text, return_objects=True, skip_json_loads=True),
+            params.max_seconds,
+        )
+    except _RepairTimeUp:
+        raise RejectText(st.ERROR, f"json-repair ran past its time limit of {params.max_seconds}s (max_seconds)") from None
+    except (ValueError, RecursionError) as exc:
+        raise RejectText(st.INVALID, f"json-repair could not repair the text: {exc}") from None
+    if isinstance(value, str):
+        raise RejectText(st.INVALID, "json-repair found no JSON object or array to repair")
+    try:
+        return dump_json(value)
+    except ValueError as exc:  # NaN/Infinity kept by json-repair, or an integer too long to write
+        raise RejectText(st.INVALID, f"the repaired JSON is not strict JSON: {exc}") from None
+
+
+# --------------------------------------------------------------------------- Python literals
+
+
+class CoerceLiteralsParams(Params):
+    """``quoted``: also turn string values that spell a literal (``"True"``, ``"null"``...) into it."""
+
+    quoted: bool = True
+
+
+_DEFAULT_COERCE: Final = CoerceLiteralsParams()
+
+
+def _coerce_quoted(value: Any) -> tuple[Any, bool]:
+    """Replace string values spelling a literal; return the new value and whether it changed."""
+    if isinstance(value, str):
+        if value in _QUOTED_LITERAL:
+            return _QUOTED_LITERAL[value], True
+        return value, False
+    if isinstance(value, list):
+        items = [_coerce_quoted(item) for item in value]
+        return [item for item, _ in items], any(changed for _, changed in items)
+    if isinstance(value, dict):
+        entries = {key: _coerce_quoted(item) for key, item in value.items()}
+        return {key: item for key, (item, _) in entries.items()}, any(c for _, c in entries.values())
+    return value, False
+
+
+@rule("coerce_python_literals", stage="structure", version=1, scope=_SCOPE, params=CoerceLiteralsParams)
+def coerce_python_literals(
+    text: str, params: CoerceLiteralsParams = _DEFAULT_COERCE, *, timeout: float = DEFAULT_TIMEOUT
+) -> str:
+    """Turn Python ``True``/``False``/``None`` outside strings into JSON ``true``/``false``/``null``.
+
+    Strings (double- or single-quoted) are skipped by the scan, so their text is untouched.
+    With ``quoted`` (the default), string values exactly ``"True"``, ``"False"``, ``"None"``,
+    ``"true"``, ``"false"`` or ``"null"`` become the literal too, and the JSON is written in
+    canonical form; text that is not valid JSON only gets the scan.  Single-quoted Python dicts
+    are ``repair_json``'s job.
+
+    >>> coerce_python_literals('{"ok": True, "note": "None of them", "x": None}')
+    '{"ok": true, "note": "None of them", "x": null}'
+    >>> coerce_python_literals('{"ok": "True", "x": "None"}')
+    '{"ok":true,"x":null}'
+    >>> coerce_python_literals('{"ok": "True"}', CoerceLiteralsParams(quoted=False))
+    '{"ok": "True"}'
+    """
+
+    def replace(match: regex.Match[str]) -> str:
+        literal = match.group(1)
+        return _JSON_LITERAL[literal] if literal is not None else match.group(0)
+
+    scanned = compile_pattern(_PY_LITERAL, regex.DOTALL).sub(replace, text, timeout=timeout)
+    if not params.quoted:
+        return scanned
+    try:
+        value = load_json(scanned, timeout=timeout)
+    except RejectText:
+        return scanned
+    coerced, changed = _coerce_quoted(value)
+    return dump_json(coerced) if changed else scanned
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+class AlignSchemaParams(Params):
+    """Which schema to align with, and how.
+
+    ``schema`` names an entry of the pack's ``schemas:`` section; at pack load the resolve hook
+    copies it into ``schema_json`` so the schema itself is part of the hashed params.  In a pack
+    and in the hash the keys are ``schema`` and ``schema_json``; in Python the fields are
+    ``schema_name`` and ``schema_body`` (pydantic's ``BaseModel`` already has attributes named
+    ``schema`` and ``schema_json``).
+    """
+
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+    schema_name: str = Field("", alias="schema")
+    schema_body: dict[str, Any] | None = Field(None, alias="schema_json")
+    drop_unknown: bool = False
+    coerce_numbers: bool = True
+    coerce_booleans: bool = True
+
+
+_NO_SCHEMA: Final = AlignSchemaParams()
+
+
+def _check_schema(schema: Mapping[str, Any], name: str) -> None:
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise ValueError(f"schema {name or '(inline)'!r} is not a valid JSON Schema (draft 2020-12): {exc.message}") from None
+
+
+def resolve_schema(params: AlignSchemaParams, resources: Mapping[str, Any]) -> AlignSchemaParams:
+    """Fill ``schema_json`` from ``resources["schemas"][params.schema]`` (the pack-load hook).
+
+    An unknown name, no schema at all, or a schema that is not valid draft 2020-12 raises
+    ``ValueError`` naming it.
+
+    >>> p = resolve_schema(AlignSchemaParams(schema_name="pt"), {"schemas": {"pt": {"type": "object"}}})
+    >>> p.model_dump(mode="json")["schema_json"]
+    {'type': 'object'}
+    >>> resolve_schema(AlignSchemaParams(schema_name="nope"), {"schemas": {"pt": {}}})
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown schema 'nope'; the pack's schemas: pt
+    """
+    if params.schema_name:
+        schemas: Mapping[str, Any] = resources.get("schemas") or {}
+        if params.schema_name not in schemas:
+            known = ", ".join(sorted(schemas)) or "(none)"
+            raise ValueError(f"unknown schema {params.schema_name!r}; the pack's schemas: {known}")
+        body = copy.deepcopy(dict(schemas[params.schema_name]))
+        if params.schema_body is not None and params.schema_body != body:
+            raise ValueError(
+                f"schema {params.schema_name!r} is given both by name and as schema_json, and they differ"
+            )
+        params = params.model_copy(update={"schema_body": body})
+    if params.schema_body is None:
+        raise ValueError("align_json_schema needs a schema: set schema to a name in the pack's schemas: section")
+    _check_schema(params.schema_body, params.schema_name)
+    return params
+
+
+def _types(schema: Mapping[str, Any]) -> frozenset[str]:
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return frozenset((declared,))
+    if isinstance(declared, list):
+        return frozenset(t for t in declared if isinstance(t, str))
+    return frozenset()
+
+
+def _coerce_string(value: str, schema: Mapping[str, Any], params: AlignSchemaParams, timeout: float) -> Any:
+    """A numeric or boolean string → the number or boolean, where the schema's type wants one."""
+    types = _types(schema)
+    if "string" in types:
+        return value
+    if params.coerce_numbers and types & {"number", "integer"} and len(value) <= _MAX_COERCED_CHARS:
+        stripped = value.strip()
+        if compile_pattern(_INTEGER).fullmatch(stripped, timeout=timeout) is not None:
+            return int(stripped)
+        if "number" in types and compile_pattern(_NUMBER).fullmatch(stripped, timeout=timeout) is not None:
+            number = float(stripped)
+            if math.isfinite(number):
+                return number
+    if params.coerce_booleans and "boolean" in types and value in _BOOLEAN_STRING:
+        return _BOOLEAN_STRING[value]
+    return value
+
+
+class _Aligner:
+    """Fill defaults, coerce strings, drop unknown keys, following the schema down the data.
+
+    It follows ``properties``, ``patternProperties``, ``additionalProperties``, ``prefixItems``,
+    ``items``, ``allOf`` and ``$ref`` (through the ``referencing`` library); ``anyOf``,
+    ``oneOf`` and ``if``/``then`` are left to validation, since which branch applies is not
+    known before validating.  Recursion follows the data, whose depth load_json has bounded.
+    """
+
+    def __init__(self, params: AlignSchemaParams, timeout: float) -> None:
+        self.params = params
+        self.timeout = timeout
+
+    def align(self, value: Any, schema: Any, resolver: _Resolver, hops: int = 0) -> Any:
+        if not isinstance(schema, dict):
+            return value
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and hops < _MAX_REF_HOPS:
+            try:
+                resolved = resolver.lookup(ref)
+            except Unresolvable:
+                pass  # validation reports it
+            else:
+                value = self.align(value, resolved.contents, resolved.resolver, hops + 1)
+        for branch in schema.get("allOf") or ():
+            value = self.align(value, branch, resolver, hops + 1 if hops < _MAX_REF_HOPS else hops)
+        if isinstance(value, str):
+            return _coerce_string(value, schema, self.params, self.timeout)
+        if isinstance(value, dict):
+            return self._align_object(value, schema, resolver)
+        if isinstance(value, list):
+            return self._align_array(value, schema, resolver)
+        return value
+
+    def _default_of(self, schema: Any, resolver: _Resolver) -> tuple[bool, Any]:
+        for _ in range(_MAX_REF_HOPS):
+            if not isinstance(schema, dict):
+                return False, None
+            if "default" in schema:
+                return True, copy.deepcopy(schema["default"])
+            ref = schema.get("$ref")
+            if not isinstance(ref, str):
+                return False, None
+            try:
+                resolved = resolver.lookup(ref)
+            except Unresolvable:
+                return False, None
+            schema, resolver = resolved.contents, resolved.resolver
+        return False, None
+
+    def _pattern_schemas(self, key: str, schema: Mapping[str, Any]) -> list[Any]:
+        patterns = schema.get("patternProperties")
+        if not isinstance(patterns, dict):
+            return []
+        return [
+            sub
+            for pattern, sub in patterns.items()
+            if compile_pattern(pattern).search(key, timeout=self.timeout) is not None
+        ]
+
+    def _align_object(self, value: dict[str, Any], schema: Mapping[str, Any], resolver: _Resolver) -> dict[str, Any]:
+        properties = schema.get("properties")
+        declared: Mapping[str, Any] = properties if isinstance(properties, dict) else {}
+        for key, sub in declared.items():
+            if key not in value:
+                has_default, default = self._default_of(sub, resolver)
+                if has_default:
+                    value[key] = default
+        additional = schema.get("additionalProperties")
+        keep_additional = additional is True or isinstance(additional, dict)
+        aligned: dict[str, Any] = {}
+        for key, item in value.items():
+            subs = ([declared[key]] if key in declared else []) + self._pattern_schemas(key, schema)
+            if not subs and isinstance(additional, dict):
+                subs = [additional]
+            if not subs and self.params.drop_unknown and isinstance(properties, dict) and not keep_additional:
+                continue
+            for sub in subs:
+                item = self.align(item, sub, resolver)
+            aligned[key] = item
+        return aligned
+
+    def _align_array(self, value: list[Any], schema: Mapping[str, Any], resolver: _Resolver) -> list[Any]:
+        prefix = schema.get("prefixItems")
+        prefix_schemas: list[Any] = prefix if isinstance(prefix, list) else []
+        items = schema.get("items")
+        aligned = []
+        for index, item in enumerate(value):
+            sub = prefix_schemas[index] if index < len(prefix_schemas) else items
+            aligned.append(self.align(item, sub, resolver))
+        return aligned
+
+
+def _pointer(path: Iterable[Any]) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def _schema_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:
+    """Every schema violation as ``pointer: message``, sorted, without duplicates."""
+    found: set[tuple[str, str]] = set()
+    error: ValidationError
+    for error in Draft202012Validator(schema).iter_errors(value):
+        where = _pointer(error.absolute_path)
+        required = error.validator_value
+        if error.validator == "required" and isinstance(error.instance, dict) and isinstance(required, list):
+            for name in required:
+                if isinstance(name, str) and name not in error.instance:
+                    found.add((where + _pointer([name]), "required property is missing"))
+            continue
+        message = error.message
+        if len(message) > _MAX_MESSAGE_CHARS:
+            message = message[: _MAX_MESSAGE_CHARS - 1] + "…"
+        found.add((where, message))
+    return [f"{where or '(root)'}: {message}" for where, message in sorted(found)]
+
+
+@rule(
+    "align_json_schema",
+    stage="structure",
+    version=1,
+    scope=_SCOPE,
+    params=AlignSchemaParams,
+    resolve=resolve_schema,
+)
+def align_json_schema(
+    text: str, params: AlignSchemaParams = _NO_SCHEMA, *, timeout: float = DEFAULT_TIMEOUT
+) -> str:
+    """Align JSON with a draft 2020-12 schema, then validate it; write it in canonical form.
+
+    Before validating: missing properties that have a ``default`` are filled (in nested objects
+    too), numeric strings become numbers where the type is ``number``/``integer`` (integers
+    only from integer strings), ``"true"``/``"True"``/``"false"``/``"False"`` become booleans
+    where the type is ``boolean``, and with ``drop_unknown`` properties not declared in
+    ``properties`` (where it is declared) are dropped.  Then any violation is ``invalid`` with
+    its JSON pointer.
+
+    >>> schema = {"type": "object", "required": ["price"], "properties": {
+    ...     "price": {"type": "number"}, "currency": {"type": "string", "default": "EUR"}}}
+    >>> align_json_schema('{"price": "12.5"}', AlignSchemaParams(schema_body=schema))
+    '{"currency":"EUR","price":12.5}'
+    >>> align_json_schema('{"price": "abc"}', AlignSchemaParams(schema_body=schema))
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: invalid: /price: 'abc' is not of type 'number'
+    """
+    if params.schema_body is None:
+        raise ValueError("align_json_schema has no schema: set schema (a name in the pack's schemas:) or schema_json")
+    schema = params.schema_body
+    value = load_json(text, timeout=timeout)
+    resolver = Registry().resolver_with_root(DRAFT202012.create_resource(schema))
+    value = _Aligner(params, timeout).align(value, schema, resolver)
+    errors = _schema_errors(value, schema)
+    if errors:
+        shown = "; ".join(errors[:_MAX_LISTED_ERRORS])
+        more = len(errors) - _MAX_LISTED_ERRORS
+        prefix = f"schema {params.schema_name!r}: " if params.schema_name else ""
+        raise RejectText(st.INVALID, prefix + shown + (f"; and {more} more" if more > 0 else ""))
+    return dump_json(value)
