@@ -52,7 +52,7 @@ def find_fences(text: str, *, timeout: float = 0.5) -> list[Fence]:
             pos = opening.end()
             continue
         content_start = opening.end() + 1 if opening.end() < len(text) else opening.end()
-        closing = compile_pattern(rf"(?m)^[ ]{{0,3}}{regex.escape(char)}{{{length},}}[ \t]*$").search(
+        closing = compile_pattern(rf"(?m)^[ ]{{0,3}}{regex.escape(char)}{{{length},}}[ \t\r]*$").search(
             text, content_start, timeout=timeout
         )
         if closing is None:

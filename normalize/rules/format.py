@@ -1,12 +1,255 @@
 """Stage 3, format: escape sequences, markdown, quotes, width, NFKC, whitespace, case.
 
-Every rule here leaves the inside of fenced code blocks alone (see :mod:`normalize.rules._code`).
+Every rule here leaves the inside of fenced code blocks alone (see :mod:`normalize.rules._fences`),
+except :func:`strip_trailing_whitespace`, which is whitespace-only and is the one change the
+code chains allow inside code.
+
+Fence-safety and idempotence.  A rule edits the prose between fences; that edit can create or
+break a fence line (``｀｀｀`` becomes `````, ``> ```` loses its ``>``, a literal ``\\n``
+becomes a line break before `````).  A fence that appears only after the edit would then pair
+with an older fence line and expose code to a second run, which is why every prose-editing rule
+runs to a fixed point (:func:`_settle`): it is re-applied until the text no longer changes, so
+``f(f(x)) == f(x)`` holds by construction.  Ordinary text settles in one pass (plus the pass that
+confirms it); each round of a shortening rule removes characters, so the loop is bounded.
+
+Scope.  All rules act on the short-answer types (``TEXT_ANSWER_TYPES``).  ``unescape_newlines``
+and ``unify_quotes`` also cover ``open_writing``, where they keep the meaning of prose; width,
+NFKC, markdown, whitespace collapsing, period and case rules change how an essay reads (Chinese
+full-width punctuation, list indentation, emphasis), so they stay out of it.
+``strip_trailing_whitespace`` is safe on every type, code included.
 """
 
 from __future__ import annotations
 
-from normalize.registry import TEXT_ANSWER_TYPES, NoParams, rule
-from normalize.registry import DEFAULT_TIMEOUT
+import unicodedata
+from collections.abc import Callable
+from typing import Final, Literal
+
+import regex
+from pydantic import field_validator
+
+from normalize._regex import compile_pattern
+from normalize.registry import (
+    ALL_TYPES,
+    DEFAULT_TIMEOUT,
+    TEXT_ANSWER_TYPES,
+    NoParams,
+    Params,
+    rule,
+)
+from normalize.rules._fences import find_fences, outside_fences
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _settle(text: str, step: Callable[[str], str], *, rule_name: str) -> str:
+    """Apply ``step`` until the text stops changing; the result is a fixed point of ``step``.
+
+    The bound is generous: the rules here either shorten the text on every changing round or
+    only change it when a fence line appears or disappears, which can happen a few times at most.
+    """
+    for _ in range(len(text) + 3):
+        changed = step(text)
+        if changed == text:
+            return changed
+        text = changed
+    raise ValueError(f"rule {rule_name!r} did not settle on a text of {len(text)} characters")
+
+
+def _on_prose(text: str, fn: Callable[[str], str], *, rule_name: str, timeout: float) -> str:
+    """Apply ``fn`` outside fences, repeated until the fence layout and the prose are stable."""
+    return _settle(text, lambda t: outside_fences(t, fn, timeout=timeout), rule_name=rule_name)
+
+
+def _on_prose_segments(
+    text: str,
+    fn: Callable[[str, bool, bool], str],
+    *,
+    rule_name: str,
+    timeout: float,
+) -> str:
+    """Like :func:`_on_prose`, but ``fn(segment, at_start, at_end)`` knows where its segment lies.
+
+    A segment that is not at the start of the text follows a fence (it begins with the line break
+    that ends the fence); one that is not at the end precedes a fence (it ends with a line break).
+    """
+
+    def once(current: str) -> str:
+        fences = find_fences(current, timeout=timeout)
+        if not fences:
+            return fn(current, True, True)
+        parts: list[str] = []
+        pos = 0
+        for fence in fences:
+            if fence.start > pos or pos == 0:
+                parts.append(fn(current[pos : fence.start], pos == 0, False))
+            parts.append(current[fence.start : fence.end])
+            pos = fence.end
+        if pos < len(current):
+            parts.append(fn(current[pos:], False, True))
+        return "".join(parts)
+
+    return _settle(text, once, rule_name=rule_name)
+
+
+_NO_PARAMS: Final = NoParams()
+
+#: Scripts whose words are written without spaces: emphasis markers touching them still count.
+_CJK: Final = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Bopomofo}"
+
+# ---------------------------------------------------------------------------------------------
+# unescape_newlines
+
+#: LaTeX control words that begin with ``n`` or ``t``.  After a backslash TeX reads the longest
+#: run of ASCII letters as one control word, so ``\neq`` is the word ``neq``; when that run is
+#: one of these names the backslash sequence is LaTeX and stays, otherwise the ``\n``/``\t`` is
+#: an escape (``\nThe`` is a line break before ``The``, ``\nequation`` one before ``equation``).
+#: The price: an escape followed by exactly such a word (``\ni`` meant as a line break before
+#: ``i``) stays literal.  ``\r`` words are never touched, only the pair ``\r\n`` is converted.
+LATEX_N_T_COMMANDS: Final[frozenset[str]] = frozenset(
+    {
+        # n
+        "nabla", "natural", "ncong", "ne", "nearrow", "neg", "neq", "neqq", "newcommand",
+        "newenvironment", "newline", "newpage", "newtheorem", "nexists", "ngeq", "ngeqq",
+        "ngeqslant", "ngtr", "ni", "nleftarrow", "nLeftarrow", "nleftrightarrow",
+        "nLeftrightarrow", "nleq", "nleqq", "nleqslant", "nless", "nmid", "noalign", "nobreak",
+        "nobreakspace", "nocite", "noexpand", "noindent", "nolimits", "nolinebreak", "nonumber",
+        "nopagebreak", "normalfont", "normalsize", "not", "notag", "notin", "nparallel",
+        "nprec", "npreceq", "nrightarrow", "nRightarrow", "nshortmid", "nshortparallel", "nsim",
+        "nsubset", "nsubseteq", "nsubseteqq", "nsucc", "nsucceq", "nsupset", "nsupseteq",
+        "nsupseteqq", "ntriangleleft", "ntrianglelefteq", "ntriangleright", "ntrianglerighteq",
+        "nu", "num", "numberwithin", "nvdash", "nvDash", "nVdash", "nVDash", "nwarrow",
+        # t
+        "tableofcontents", "tabular", "tag", "tan", "tanh", "tau", "tbinom", "tcolorbox", "text",
+        "textasciitilde", "textbackslash", "textbar", "textbf", "textcolor", "textdegree",
+        "textellipsis", "textgreater", "textheight", "textit", "textless", "textmd", "textnormal",
+        "textquotedbl", "textrm", "textsc", "textsf", "textsl", "textstyle", "textsubscript",
+        "textsuperscript", "texttt", "textup", "textwidth", "tfrac", "tg", "thanks", "therefore",
+        "theta", "thickapprox", "thicksim", "thickspace", "thinspace", "thispagestyle", "tikz",
+        "tilde", "times", "tiny", "title", "to", "today", "top", "topmargin", "triangle",
+        "triangledown", "triangleleft", "trianglelefteq", "triangleq", "triangleright",
+        "trianglerighteq", "tt", "ttfamily", "twoheadleftarrow", "twoheadrightarrow",
+    }
+)
+
+#: An escape candidate: the start of a backslash run (an even number of backslashes stays as
+#: escaped backslashes), then ``\n``, ``\t`` or ``\r\n``, then the letters that follow it.
+_ESCAPE: Final = r"(?<!\\)(?P<pairs>(?:\\\\)*)\\(?P<esc>r\\n|n|t)(?P<rest>[A-Za-z]*)"
+
+
+def _unescape_match(match: regex.Match[str]) -> str:
+    esc, rest = match["esc"], match["rest"]
+    word = ("n" if esc == "r\\n" else esc) + rest
+    if word in LATEX_N_T_COMMANDS:
+        return match[0]
+    return match["pairs"] + ("\t" if esc == "t" else "\n") + rest
+
+
+@rule("unescape_newlines", stage="format", version=1, scope=(*TEXT_ANSWER_TYPES, "open_writing"))
+def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Turn literal ``\\n``, ``\\r\\n`` and ``\\t`` escapes into line breaks and tabs, sparing LaTeX.
+
+    The letters after the backslash are read as TeX does (the longest ASCII-letter run); when
+    they spell a LaTeX command in :data:`LATEX_N_T_COMMANDS` (``\\neq``, ``\\theta``, ``\\to``,
+    ``\\text`` ...) the sequence stays.  An escaped backslash (``\\\\n``) stays too; a lone
+    ``\\r`` is not touched.  Put this rule first in a format chain, before any whitespace rule.
+
+    >>> unescape_newlines(r"A\\nB\\tC \\frac{1}{2}\\neq\\theta \\\\n")
+    'A\\nB\\tC \\\\frac{1}{2}\\\\neq\\\\theta \\\\\\\\n'
+    """
+    pattern = compile_pattern(_ESCAPE)
+    return _on_prose(
+        text,
+        lambda s: pattern.sub(_unescape_match, s, timeout=timeout),
+        rule_name="unescape_newlines",
+        timeout=timeout,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# strip_markdown
+
+
+class StripMarkdownParams(Params):
+    """``blockquotes``: also remove ``>`` quote markers at the start of lines."""
+
+    blockquotes: bool = False
+
+
+_MARKDOWN_DEFAULTS: Final = StripMarkdownParams()
+
+
+#: No letter or digit (other than CJK, which is written without spaces) or backslash before an
+#: opening marker, none after a closing one: ``snake_case_name``, ``a*b*c``, ``x**2 + y**2`` and
+#: ``\*`` stay, while ``答案是**B**。`` loses its markers.
+_BEFORE_OPEN: Final = rf"(?:(?<![\p{{L}}\p{{N}}\\])|(?<=[{_CJK}]))"
+_AFTER_CLOSE: Final = rf"(?:(?![\p{{L}}\p{{N}}])|(?=[{_CJK}]))"
+
+
+def _emphasis(marker: str) -> str:
+    """A pattern for ``marker``-delimited emphasis on one line (the marker run exactly that long).
+
+    The body holds no marker character, so a scan stops at the next one (linear, not quadratic,
+    on long lines full of ``*``); nested emphasis of the same character is taken apart by the
+    later rounds of :func:`_settle`.
+    """
+    char = regex.escape(marker[0])
+    delim = regex.escape(marker)
+    return (
+        rf"{_BEFORE_OPEN}(?<!{char}){delim}(?![\s{char}])"
+        rf"(?P<body>[^\n{char}]*?[^\s\\{char}])"
+        rf"(?<!{char}){delim}(?!{char}){_AFTER_CLOSE}"
+    )
+
+
+_EMPHASIS: Final = tuple(_emphasis(m) for m in ("***", "___", "**", "__", "*", "_"))
+_ATX_HEADER: Final = r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]+(?P<title>[^\n]*?))??(?:[ \t]+#+)?[ \t]*$"
+_INLINE_CODE: Final = r"(?<!`)(?P<ticks>`+)(?!`)(?P<code>[^\n]*?[^`\n])(?P=ticks)(?!`)"
+_BLOCKQUOTE: Final = r"(?m)^(?:[ ]{0,3}>[ ]?)+"
+
+
+def _unwrap_code(match: regex.Match[str]) -> str:
+    code = match["code"]
+    if len(code) >= 2 and code[0] == " " and code[-1] == " " and code.strip(" "):
+        return code[1:-1]
+    return code
+
+
+def _strip_markdown_once(text: str, params: StripMarkdownParams, timeout: float) -> str:
+    if params.blockquotes:
+        text = compile_pattern(_BLOCKQUOTE).sub("", text, timeout=timeout)
+    text = compile_pattern(_ATX_HEADER).sub(lambda m: m["title"] or "", text, timeout=timeout)
+    text = compile_pattern(_INLINE_CODE).sub(_unwrap_code, text, timeout=timeout)
+    for pattern in _EMPHASIS:
+        text = compile_pattern(pattern).sub(r"\g<body>", text, timeout=timeout)
+    return text
+
+
+@rule("strip_markdown", stage="format", version=1, scope=TEXT_ANSWER_TYPES, params=StripMarkdownParams)
+def strip_markdown(
+    text: str, params: StripMarkdownParams = _MARKDOWN_DEFAULTS, *, timeout: float = DEFAULT_TIMEOUT
+) -> str:
+    """Remove emphasis markers, ATX headers, inline-code backticks (and optionally ``>`` quotes).
+
+    Emphasis is ``***x***``, ``**x**``, ``__x__``, ``*x*``, ``_x_`` on one line, with no space
+    just inside the markers, no letter or digit just outside them (CJK text excepted) and no
+    marker character inside, so ``snake_case_name``, ``a*b*c``, ``2*3``, ``x**2 + y**2`` and
+    ``**kwargs`` stay.  Nested markers are removed layer by layer.  Fenced code is untouched.
+
+    >>> strip_markdown("## Answer\\n答案是**B**，见 `f(x)`，snake_case_name 与 a*b*c 不变")
+    'Answer\\n答案是B，见 f(x)，snake_case_name 与 a*b*c 不变'
+    """
+    return _on_prose(
+        text,
+        lambda s: _strip_markdown_once(s, params, timeout),
+        rule_name="strip_markdown",
+        timeout=timeout,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# unify_quotes
 
 _QUOTES = str.maketrans(
     {
@@ -18,10 +261,256 @@ _QUOTES = str.maketrans(
 
 
 @rule("unify_quotes", stage="format", version=1, scope=(*TEXT_ANSWER_TYPES, "open_writing"))
-def unify_quotes(text: str, params: NoParams = NoParams(), *, timeout: float = DEFAULT_TIMEOUT) -> str:
-    """Turn curly, guillemet and CJK corner quotes into ``"`` and ``'``.
+def unify_quotes(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Turn curly, guillemet and CJK corner quotes into ``"`` and ``'`` outside fenced code.
 
     >>> unify_quotes("答案是“B”，他说‘好’")
     '答案是"B"，他说\\'好\\''
     """
-    return text.translate(_QUOTES)
+    return _on_prose(text, lambda s: s.translate(_QUOTES), rule_name="unify_quotes", timeout=timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# to_halfwidth
+
+#: U+FF01..U+FF5E are the full-width forms of U+0021..U+007E; U+3000 is the ideographic space.
+_HALFWIDTH: Final = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20}
+
+
+@rule("to_halfwidth", stage="format", version=1, scope=TEXT_ANSWER_TYPES)
+def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Map full-width ASCII (U+FF01–U+FF5E) and the ideographic space to plain ASCII.
+
+    CJK punctuation with no ASCII form (``。``, ``、``, ``「``) is left as it is.
+
+    >>> to_halfwidth("ＡＢＣ１２３　答案：Ｂ。")
+    'ABC123 答案:B。'
+    """
+    return _on_prose(text, lambda s: s.translate(_HALFWIDTH), rule_name="to_halfwidth", timeout=timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# normalize_nfkc
+
+
+@rule("normalize_nfkc", stage="format", version=1, scope=TEXT_ANSWER_TYPES)
+def normalize_nfkc(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Apply Unicode NFKC normalization outside fenced code.
+
+    >>> normalize_nfkc("ＡＢＣ ﬁ ² ①")
+    'ABC fi 2 1'
+    """
+    return _on_prose(
+        text, lambda s: unicodedata.normalize("NFKC", s), rule_name="normalize_nfkc", timeout=timeout
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# normalize_whitespace
+
+
+class NormalizeWhitespaceParams(Params):
+    """``newlines``: ``keep`` line breaks (at most one blank line in a row) or ``collapse`` them."""
+
+    newlines: Literal["keep", "collapse"] = "keep"
+
+
+_WHITESPACE_DEFAULTS: Final = NormalizeWhitespaceParams()
+
+
+#: Line terminators besides LF: CRLF, CR, VT, FF, NEL, LINE and PARAGRAPH SEPARATOR.
+_LINE_BREAK: Final = r"\r\n|[\r\x0b\x0c\x85\u2028\u2029]"
+#: Tab and every Unicode space separator (category Zs: NBSP, en/em spaces, U+3000 ...).
+_SPACE: Final = r"[\t\p{Zs}]"
+
+
+def _normalize_whitespace_segment(
+    segment: str, at_start: bool, at_end: bool, mode: str, timeout: float
+) -> str:
+    text = compile_pattern(_LINE_BREAK).sub("\n", segment, timeout=timeout)
+    text = compile_pattern(_SPACE).sub(" ", text, timeout=timeout)
+    if mode == "collapse":
+        body = compile_pattern(r"[ \n]+").sub(" ", text, timeout=timeout).strip(" ")
+        # a segment next to a fence keeps the line break that puts the fence on its own line
+        lead = "" if at_start else "\n"
+        tail = "" if at_end else "\n"
+        if not body:
+            return "" if at_start or at_end else "\n"
+        return lead + body + tail
+    text = compile_pattern(r" {2,}").sub(" ", text, timeout=timeout)
+    text = compile_pattern(r" +(?=\n)| +\Z").sub("", text, timeout=timeout)
+    text = compile_pattern(r"\n{3,}").sub("\n\n", text, timeout=timeout)
+    if at_start:
+        text = text.lstrip(" \n")
+    if at_end:
+        text = text.rstrip(" \n")
+    return text
+
+
+@rule(
+    "normalize_whitespace",
+    stage="format",
+    version=1,
+    scope=TEXT_ANSWER_TYPES,
+    params=NormalizeWhitespaceParams,
+)
+def normalize_whitespace(
+    text: str,
+    params: NormalizeWhitespaceParams = _WHITESPACE_DEFAULTS,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> str:
+    """Unify line ends and spaces, collapse space runs, strip line ends, trim the text.
+
+    Line terminators (CRLF, CR, VT, FF, NEL, U+2028, U+2029) become LF; tabs and every Unicode
+    space separator become a space; runs of spaces become one; spaces before a line break go.
+    ``keep`` then collapses three or more line breaks to two, ``collapse`` turns every run of
+    whitespace into one space.  The ends of the text are trimmed.  Fenced code is untouched and
+    stays on its own lines, so in ``collapse`` mode a line break is kept on each side of a fence.
+
+    >>> normalize_whitespace("  答案\\t是\\u3000 B  \\r\\n\\n\\n\\nok ")
+    '答案 是 B\\n\\nok'
+    >>> normalize_whitespace("a \\n\\n b", NormalizeWhitespaceParams(newlines="collapse"))
+    'a b'
+    """
+    return _on_prose_segments(
+        text,
+        lambda seg, start, end: _normalize_whitespace_segment(seg, start, end, params.newlines, timeout),
+        rule_name="normalize_whitespace",
+        timeout=timeout,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# strip_trailing_whitespace
+
+
+class StripTrailingWhitespaceParams(Params):
+    """``per_line``: strip the end of every line, or only the end of the text."""
+
+    per_line: bool = True
+
+
+_TRAILING_WS_DEFAULTS: Final = StripTrailingWhitespaceParams()
+
+
+_LINE_TRAILING: Final = r"[\t\p{Zs}]+(?=\r|\n|\Z)"
+_TEXT_TRAILING: Final = r"[\t\n\r\x0b\x0c\x85\u2028\u2029\p{Zs}]+\Z"
+
+
+@rule(
+    "strip_trailing_whitespace",
+    stage="format",
+    version=1,
+    scope=ALL_TYPES,
+    params=StripTrailingWhitespaceParams,
+)
+def strip_trailing_whitespace(
+    text: str,
+    params: StripTrailingWhitespaceParams = _TRAILING_WS_DEFAULTS,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> str:
+    """Remove spaces and tabs at line ends (or only at the text's end) and trailing blank lines.
+
+    It is whitespace-only and acts inside fenced code too: it is the one change allowed in code
+    (indentation and everything else stay).  The text ends at its last non-blank character.
+
+    >>> strip_trailing_whitespace("def f():  \\n\\treturn 1\\t\\n\\n\\n")
+    'def f():\\n\\treturn 1'
+    >>> strip_trailing_whitespace("a  \\nb \\n", StripTrailingWhitespaceParams(per_line=False))
+    'a  \\nb'
+    """
+    if params.per_line:
+        text = compile_pattern(_LINE_TRAILING).sub("", text, timeout=timeout)
+    return compile_pattern(_TEXT_TRAILING).sub("", text, timeout=timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# strip_trailing_period
+
+
+class StripTrailingPeriodParams(Params):
+    """``chars``: the sentence-final marks that may be removed (one of them, once)."""
+
+    chars: str = ".。"
+
+    @field_validator("chars")
+    @classmethod
+    def _check_chars(cls, value: str) -> str:
+        if not value or any(c.isspace() for c in value):
+            raise ValueError(f"chars must be non-empty and hold no whitespace, got {value!r}")
+        return value
+
+
+_PERIOD_DEFAULTS: Final = StripTrailingPeriodParams()
+
+
+_ELLIPSIS_CHARS: Final = "…⋯"
+
+
+def _strip_period_tail(text: str, chars: str, timeout: float) -> str:
+    body = compile_pattern(r"\s*\Z").sub("", text, count=1, timeout=timeout)
+    trailing = text[len(body) :]
+    if len(body) < 2 or body[-1] not in chars:
+        return text
+    before = body[-2]
+    if before.isspace() or before in chars or before in _ELLIPSIS_CHARS:
+        return text  # a lone mark, or part of an ellipsis such as "..." or "。。。"
+    if compile_pattern(r"\.\p{L}\.\Z").search(body, timeout=timeout):
+        return text  # an abbreviation such as "U.S.", "e.g." or "Ph.D."
+    return body[:-1] + trailing
+
+
+@rule(
+    "strip_trailing_period",
+    stage="format",
+    version=1,
+    scope=TEXT_ANSWER_TYPES,
+    params=StripTrailingPeriodParams,
+)
+def strip_trailing_period(
+    text: str,
+    params: StripTrailingPeriodParams = _PERIOD_DEFAULTS,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> str:
+    """Remove one sentence-final ``.`` or ``。`` (opt-in; never in a default chain).
+
+    Kept: an ellipsis (the mark follows another mark or ``…``), an abbreviation whose last part
+    is a single letter after another dot (``U.S.``, ``e.g.``, ``Ph.D.``), a lone mark, and text
+    that ends inside fenced code.  After a number the dot goes (``3.`` becomes ``3``): the value is the same.
+    Whitespace after the mark stays.
+
+    >>> [strip_trailing_period(s) for s in ("答案是B。", "B.", "U.S.", "Wait...", "3.")]
+    ['答案是B', 'B', 'U.S.', 'Wait...', '3']
+    """
+    fences = find_fences(text, timeout=timeout)
+    if fences and fences[-1].end >= len(compile_pattern(r"\s*\Z").sub("", text, count=1, timeout=timeout)):
+        return text
+    start = fences[-1].end if fences else 0
+    return text[:start] + _strip_period_tail(text[start:], params.chars, timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# fold_case
+
+
+class FoldCaseParams(Params):
+    """``mode``: ``casefold`` (full Unicode folding, ``ß`` → ``ss``) or ``lower``."""
+
+    mode: Literal["lower", "casefold"] = "casefold"
+
+
+_FOLD_DEFAULTS: Final = FoldCaseParams()
+
+
+@rule("fold_case", stage="format", version=1, scope=TEXT_ANSWER_TYPES, params=FoldCaseParams)
+def fold_case(text: str, params: FoldCaseParams = _FOLD_DEFAULTS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Fold letter case outside fenced code (opt-in).
+
+    >>> fold_case("Straße ABC"), fold_case("Straße ABC", FoldCaseParams(mode="lower"))
+    ('strasse abc', 'straße abc')
+    """
+    fold = str.casefold if params.mode == "casefold" else str.lower
+    return _on_prose(text, fold, rule_name="fold_case", timeout=timeout)
