@@ -15,7 +15,7 @@ from normalize._version import __version__
 from normalize.engine import Chain, Result, RuleSpec, TraceStep, make_spec, run_chain
 from normalize.errors import PackError, RejectText
 from normalize.pack import Pack, load_pack
-from normalize.registry import REGISTRY, Params, Parsed, ParseContext, parser, rule
+from normalize.registry import REGISTRY, Params, ParseContext, Parsed, parser, rule
 
 __all__ = [
     "REGISTRY",

@@ -32,7 +32,7 @@ from normalize.engine import (
     run_chain,
 )
 from normalize.errors import PackError
-from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, TASK_TYPES, ParseContext, Params
+from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, TASK_TYPES, Params, ParseContext
 
 PACK_FORMAT = 1
 _SHORT = 12
@@ -217,10 +217,12 @@ class Pack:
     def _parse(
         self, spec: ParserSpec, text: str, options: Sequence[str] | int | None
     ) -> tuple[str, str | None, Any]:
-        ctx = ParseContext(
-            options=tuple(options) if isinstance(options, (list, tuple)) else options,
-            timeout=self.settings.regex_timeout,
-        )
+        domain: tuple[str, ...] | int | None
+        if options is None or isinstance(options, int):
+            domain = options
+        else:
+            domain = tuple(options)
+        ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout)
         definition = REGISTRY.parser(spec.name)
         try:
             parsed = definition.fn(text, spec.params, ctx)

@@ -17,8 +17,8 @@ PROGRESS_MIN_ROWS = 2000
 def row_options(data: dict[str, Any]) -> Sequence[str] | int | None:
     """The option domain of a row: its ``options`` (texts or a count), or ``choices``."""
     value = data.get("options", data.get("choices"))
-    if value is None or isinstance(value, (int, list)) and not isinstance(value, bool):
-        return value  # type: ignore[return-value]
+    if value is None or (isinstance(value, (int, list)) and not isinstance(value, bool)):
+        return value
     raise ValueError(f"options must be a list of texts or a count, got {value!r}")
 
 

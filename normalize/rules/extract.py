@@ -147,11 +147,16 @@ class AnswerMarkerParams(Params):
     ``conflict``: ``"last"`` keeps the answer after the last marker of the winning tier;
     ``"keep"`` keeps everything from its first marker (included) to the end of the last
     one's paragraph, so a strict parser still sees statements that disagree.
+
+    ``include_marker``: keep the marker itself in front of the answer, for a parser that
+    only accepts stated answers (the ``choice`` parser needs "the answer is A or B" to see
+    that two letters were stated, and "D, not A" to see which one was negated).
     """
 
     languages: StrTuple = ("en", "zh")
     tiers: Tiers = ()
     conflict: Literal["last", "keep"] = "last"
+    include_marker: bool = False
 
     @field_validator("tiers")
     @classmethod
@@ -200,9 +205,8 @@ def resolve_answer_markers(params: AnswerMarkerParams, resources: Mapping[str, A
             merged[index].extend(tier)
     if not any(merged):
         raise ValueError(f"no answer markers for languages {list(params.languages)!r}")
-    return AnswerMarkerParams(
-        languages=params.languages, tiers=tuple(tuple(t) for t in merged if t), conflict=params.conflict
-    )
+    # validated again (not model_copy): the resolved patterns must compile
+    return AnswerMarkerParams.model_validate({**params.model_dump(), "tiers": tuple(tuple(t) for t in merged if t)})
 
 
 _MARKER_FLAGS: Final = regex.IGNORECASE | regex.MULTILINE
@@ -255,6 +259,8 @@ def extract_answer_marker(
     '42'
     >>> extract_answer_marker("All the answers are here.", p)
     'All the answers are here.'
+    >>> extract_answer_marker("Hmm. The answer is A or B.", p.model_copy(update={"include_marker": True}))
+    'The answer is A or B.'
     """
     if not params.tiers:
         raise ValueError(
@@ -272,6 +278,8 @@ def extract_answer_marker(
                 continue
             if params.conflict == "keep" and index > 0:
                 return text[min(m.start() for m in matches[: index + 1]) : end].strip()
+            if params.include_marker:
+                return text[matches[index].start() : end].strip()
             return text[begin:end]
     return text
 

@@ -194,7 +194,8 @@ def dump_json(value: Any) -> str:
 def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Parse strict JSON within the size, depth and digit limits; write it in canonical form.
 
-    Anything else is ``invalid`` with the reason: the JSON error position, ``NaN``, a limit.
+    An empty output is ``no_answer`` (nothing was stated); anything else that does not parse
+    is ``invalid`` with the reason: the JSON error position, ``NaN``, a limit.
 
     >>> parse_json('{"b": 1,  "a": [true, null]}')
     '{"a":[true,null],"b":1}'
@@ -202,7 +203,13 @@ def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: floa
     Traceback (most recent call last):
     ...
     normalize.errors.RejectText: invalid: NaN is not allowed in strict JSON
+    >>> parse_json("  ")
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: no_answer: the output is empty
     """
+    if not text.strip():
+        raise RejectText(st.NO_ANSWER, "the output is empty")
     return dump_json(load_json(text, params, timeout=timeout))
 
 
