@@ -271,6 +271,7 @@ def extract_answer_marker(
         matches: list[regex.Match[str]] = []
         for pattern in tier:
             matches.extend(_guarded(pattern).finditer(text, timeout=timeout))
+        matches = _outside_code(text, matches, timeout=timeout)
         matches.sort(key=lambda m: (m.end(), m.start()))
         for index in range(len(matches) - 1, -1, -1):
             begin, end = _answer_span(text, matches[index], timeout=timeout)
@@ -282,6 +283,15 @@ def extract_answer_marker(
                 return text[matches[index].start() : end].strip()
             return text[begin:end]
     return text
+
+
+def _outside_code(text: str, matches: list[regex.Match[str]], *, timeout: float) -> list[regex.Match[str]]:
+    """``matches`` that do not start inside a fenced code block: a marker or a box written
+    in code (a comment, a string) is not the model stating its answer."""
+    if not matches or ("```" not in text and "~~~" not in text):
+        return matches
+    fences = find_fences(text, timeout=timeout)
+    return [m for m in matches if not any(f.start <= m.start() < f.end for f in fences)]
 
 
 def _skip_decoration(text: str, pos: int, *, timeout: float) -> int:
@@ -344,8 +354,10 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
     'cut off: \\boxed{\\frac{1}{2'
     >>> extract_boxed(r"\boxed{4} or \boxed{5}", BoxedParams(conflict="keep"))
     '\\boxed{4} or \\boxed{5}'
+    >>> extract_boxed("\\boxed{7}\n```latex\n\\boxed{x}\n```")
+    '7'
     """
-    boxes = list(compile_pattern(_BOX).finditer(text, timeout=timeout))
+    boxes = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)), timeout=timeout)
     if not boxes:
         return text
     if params.conflict == "keep":

@@ -394,8 +394,14 @@ class StripTrailingWhitespaceParams(Params):
 _TRAILING_WS_DEFAULTS: Final = StripTrailingWhitespaceParams()
 
 
-_LINE_TRAILING: Final = r"[\t\p{Zs}]+(?=\r|\n|\Z)"
-_TEXT_TRAILING: Final = r"[\t\n\r\x0b\x0c\x85\u2028\u2029\p{Zs}]+\Z"
+# str.rstrip with explicit sets: linear, where a regex anchored at the line end would
+# backtrack quadratically over a long run of spaces that is not at a line end.
+_SPACE_SEPARATORS: Final = "".join(
+    c for c in map(chr, range(0x110000)) if unicodedata.category(c) == "Zs"
+)
+_LINE_TRAILING_CHARS: Final = "\t" + _SPACE_SEPARATORS
+_TEXT_TRAILING_CHARS: Final = "\t\n\r\x0b\x0c\x85\u2028\u2029" + _SPACE_SEPARATORS
+_LINE_END_SPLIT: Final = r"(\r\n|\r|\n)"
 
 
 @rule(
@@ -422,8 +428,10 @@ def strip_trailing_whitespace(
     'a  \\nb'
     """
     if params.per_line:
-        text = compile_pattern(_LINE_TRAILING).sub("", text, timeout=timeout)
-    return compile_pattern(_TEXT_TRAILING).sub("", text, timeout=timeout)
+        pieces = compile_pattern(_LINE_END_SPLIT).split(text, timeout=timeout)
+        # even indexes are lines, odd ones the line breaks between them
+        text = "".join(p if i % 2 else p.rstrip(_LINE_TRAILING_CHARS) for i, p in enumerate(pieces))
+    return text.rstrip(_TEXT_TRAILING_CHARS)
 
 
 # ---------------------------------------------------------------------------------------------
