@@ -26,7 +26,7 @@ def test_registering_a_name_twice_fails() -> None:
     with pytest.raises(RegistrationError, match="registered twice"):
 
         @rule("unify_quotes", stage="format", version=1, scope=("math",))
-        def again(text: str, params: NoParams = NoParams(), *, timeout: float = 0.5) -> str:
+        def again(text: str, params: NoParams | None = None, *, timeout: float = 0.5) -> str:
             return text
 
 
@@ -41,7 +41,7 @@ def test_bad_declarations_fail() -> None:
 
 def test_stage_order_is_enforced_and_names_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     late = _temporary_rule(monkeypatch, "t_extract_late", lambda t, p, timeout: t, stage="extract")
-    with pytest.raises(ValueError, match="t_extract_late.*after 'unify_quotes'"):
+    with pytest.raises(ValueError, match=r"t_extract_late.*after 'unify_quotes'"):
         Chain((make_spec("unify_quotes"), late))
 
 

@@ -89,7 +89,7 @@ def test_unknown_parser_and_task_type(tmp_path: Path) -> None:
     with pytest.raises(PackError, match="unknown task type 'maths'"):
         load_pack(path)
     path = _write(tmp_path, "tasks: {gsm8k: mth}\ntask_types:\n  math:\n    chain: [unify_quotes]\n    parser: text\n")
-    with pytest.raises(PackError, match="did you mean 'math'"):
+    with pytest.raises(PackError, match=r"did you mean 'math'"):
         load_pack(path)
 
 
@@ -112,7 +112,7 @@ def test_includes_merge_and_conflicts_name_both_files(tmp_path: Path) -> None:
 
 def test_missing_include_and_cycle(tmp_path: Path) -> None:
     root = _write(tmp_path, "include: [nope.yaml]\n")
-    with pytest.raises(PackError, match="'nope.yaml' not found"):
+    with pytest.raises(PackError, match=r"'nope\.yaml' not found"):
         load_pack(root)
     _write(tmp_path, "include: [pack.yaml]\n", "b.yaml")
     root = _write(tmp_path, "include: [b.yaml]\n")

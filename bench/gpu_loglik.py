@@ -1,0 +1,137 @@
+"""GPU benchmark: tokens/s and MFU of the log-likelihood engine on a random-weight Llama.
+
+Builds a Llama-style model from a config preset (``--preset 1b`` or ``8b``; random bf16
+weights, nothing downloaded) with the HellaSwag-shaped workload of
+``bench/loglik_vs_lmeval.py`` (context 60-120 tokens, 4 choices of 10-30 tokens) and scores
+it on CUDA in bfloat16.  Prints requests/s, processed tokens/s and MFU =
+``2 * params * processed_tokens / time / peak`` against the GPU's dense bf16 peak (table
+below, looked up by device name).  Processed tokens are those the engine actually ran
+(shared contexts count once), so MFU measures the hardware use, and ``lm-eval-equivalent
+tokens/s`` counts every request's context + continuation as lm-eval would process them.
+
+Exits with status 2 and a message when no CUDA device is present.
+
+    .venv/bin/python bench/gpu_loglik.py --preset 1b --items 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+# Dense (no sparsity) bf16 tensor-core peaks in FLOP/s, SXM parts unless named otherwise.
+BF16_PEAK_FLOPS = {
+    "H200": 989e12,
+    "H100 SXM": 989e12,
+    "H100 NVL": 835e12,
+    "H100 PCIE": 756e12,
+    "H100": 989e12,
+    "A100": 312e12,
+}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "1b": {"hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256},
+    "8b": {"hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256},
+}
+
+
+def peak_flops(device_name: str) -> float | None:
+    """Dense bf16 peak for a CUDA device name, longest matching key first; None if unknown.
+
+    >>> peak_flops("NVIDIA H100 80GB HBM3") == 989e12
+    True
+    >>> peak_flops("NVIDIA A100-SXM4-80GB") == 312e12
+    True
+    >>> peak_flops("Tesla T4") is None
+    True
+    """
+    name = device_name.upper()
+    for key in sorted(BF16_PEAK_FLOPS, key=len, reverse=True):
+        if key.upper() in name:
+            return BF16_PEAK_FLOPS[key]
+    return None
+
+
+def build_model_dir(path: Path, preset: str, seed: int) -> None:
+    """Save a random-weight bf16 Llama of the preset plus a small trained BPE tokenizer."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from loglik_vs_lmeval import build_model  # the tokenizer trainer; the GPT-2 is replaced
+
+    build_model(path, n_layer=1, n_embd=64, vocab=1000, seed=seed)
+    config = LlamaConfig(**PRESETS[preset], max_position_embeddings=4096, bos_token_id=0,
+                         eos_token_id=0, tie_word_embeddings=False)
+    torch.manual_seed(seed)
+    model: Any
+    with torch.device("cuda"):
+        model = LlamaForCausalLM(config)
+    model.to(torch.bfloat16)
+    model.save_pretrained(path)
+    del model
+    torch.cuda.empty_cache()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="1b")
+    parser.add_argument("--items", type=int, default=500)
+    parser.add_argument("--batch-size", default="auto", help="'auto' or rows per forward pass")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    import torch
+
+    if not torch.cuda.is_available():
+        print("gpu_loglik: no CUDA device is visible to torch; this benchmark needs a GPU",
+              file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(Path(__file__).parent))
+    from loglik_vs_lmeval import make_items
+
+    from scoring.lm.loglik import LogLikelihoodScorer
+
+    batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
+    name = torch.cuda.get_device_name(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        model_dir = Path(tmp) / f"llama-{args.preset}"
+        build_model_dir(model_dir, args.preset, args.seed)
+        scorer = LogLikelihoodScorer(model_dir, device="cuda", dtype="auto", batch_size=batch)
+    params = sum(p.numel() for p in scorer.model.parameters())
+    items = make_items(scorer.tokenizer, args.items, args.seed)
+    requests = [(ctx, " " + e) for ctx, endings in items for e in endings]
+    scorer.loglikelihood(requests[:16])  # warm-up (kernels, allocator)
+    scorer.stats.reset()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    results = scorer.loglikelihood(requests)
+    torch.cuda.synchronize()
+    elapsed = time.perf_counter() - start
+    processed = scorer.stats.forward_tokens
+    equivalent = sum(len(e.context) + len(e.continuation) - 1
+                     for e in (scorer.encode_pair(*r) for r in requests))
+    peak = peak_flops(name)
+    print(f"device {name}; preset {args.preset}: {params / 1e9:.2f} B parameters, bf16, "
+          f"attention {scorer.loaded.attn_implementation}")
+    print(f"{len(requests)} requests in {elapsed:.2f} s: {len(requests) / elapsed:.1f} requests/s")
+    print(f"processed tokens/s {processed / elapsed:,.0f} ({processed} tokens); "
+          f"lm-eval-equivalent tokens/s {equivalent / elapsed:,.0f}")
+    if peak is None:
+        print(f"MFU: unknown peak for {name!r} (known: {', '.join(BF16_PEAK_FLOPS)})")
+    else:
+        mfu = 2 * params * processed / elapsed / peak
+        print(f"MFU {100 * mfu:.1f}% of {peak / 1e12:.0f} TFLOP/s dense bf16 "
+              f"(2 x params x processed tokens)")
+    print(f"errors {sum(r.error is not None for r in results)}; stats {scorer.stats}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Benchmark: our log-likelihood engine vs lm-eval's HF backend on HellaSwag-shaped items.
+
+Builds (in a temp dir, nothing downloaded) a random-weight GPT-2 (4 layers, 256 dims by
+default, vocabulary 32000 so the LM head costs what a real one does) and a byte-level BPE
+tokenizer trained on seeded random text, then scores ``--items`` items (context of 60-120
+tokens, 4 choices of 10-30 tokens, continuation = " " + ending as lm-eval's multiple_choice
+builds it) through ``lm_eval.models.huggingface.HFLM`` and through `LogLikelihoodScorer`
+in one process, alternating ``--repeats`` times.  Prints both (fastest) wall times, the speed ratio and the largest |Δ logprob|.
+
+    .venv/bin/python bench/loglik_vs_lmeval.py --items 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+WORDS = (
+    "the a man woman child dog cat house river tree car road city park ball book table chair "
+    "window door garden kitchen water fire light music song game team player coach teacher "
+    "student doctor street market bridge mountain forest beach boat train plane phone picture "
+    "runs walks jumps sits stands talks looks opens closes throws catches holds pulls pushes "
+    "climbs swims cooks eats drinks reads writes paints plays sings dances laughs smiles waits "
+    "quickly slowly carefully happily quietly loudly again then after before while because "
+    "into onto over under behind beside through across around toward from with without and "
+    "but or so very still just also never always often red blue green small large old new "
+    "bright dark warm cold heavy light long short wooden metal empty full first last next"
+).split()
+
+
+def random_sentence(rng: random.Random, n_words: int) -> str:
+    """Seeded random words joined with spaces, with a period at the end."""
+    return " ".join(rng.choice(WORDS) for _ in range(n_words)).capitalize() + "."
+
+
+def text_of_tokens(rng: random.Random, tokenizer: object, low: int, high: int) -> str:
+    """Random sentences whose token count lies in [low, high]."""
+    target = rng.randint(low, high)
+    words: list[str] = []
+    while True:
+        words.append(rng.choice(WORDS))
+        text = " ".join(words)
+        n = len(tokenizer.encode(" " + text))  # type: ignore[attr-defined]
+        if n >= target:
+            return text if n <= high else " ".join(words[:-1])
+
+
+def build_model(path: Path, *, n_layer: int, n_embd: int, vocab: int, seed: int) -> None:
+    """Train a BPE tokenizer on seeded text and save a random-weight GPT-2 with it."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    rng = random.Random(seed)
+    corpus = [random_sentence(rng, rng.randint(5, 25)) for _ in range(2000)]
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=min(vocab, 600), special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(corpus, trainer=trainer)
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
+        tokenizer_object=tok, bos_token="<|endoftext|>",
+                                        eos_token="<|endoftext|>")
+    config = GPT2Config(vocab_size=vocab, n_positions=512, n_embd=n_embd, n_layer=n_layer,
+                        n_head=max(1, n_embd // 64), bos_token_id=0, eos_token_id=0)
+    torch.manual_seed(seed)
+    model: Any = GPT2LMHeadModel(config)
+    model.eval()
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+
+
+def make_items(tokenizer: object, n_items: int, seed: int) -> list[tuple[str, list[str]]]:
+    """HellaSwag-shaped items: context 60-120 tokens, 4 endings of 10-30 tokens."""
+    rng = random.Random(seed)
+    items = []
+    for _ in range(n_items):
+        context = text_of_tokens(rng, tokenizer, 60, 120).capitalize() + "."
+        endings = [text_of_tokens(rng, tokenizer, 10, 30) + "." for _ in range(4)]
+        items.append((context, endings))
+    return items
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=500)
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--dim", type=int, default=256)
+    parser.add_argument("--vocab", type=int, default=32000)
+    parser.add_argument("--batch-size", type=int, default=32,
+                        help="rows per forward pass for both engines")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="alternating timed runs per engine; the fastest of each counts")
+    args = parser.parse_args(argv)
+
+    import torch
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    from scoring.lm.loglik import LogLikelihoodScorer
+
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        model_dir = Path(tmp) / "gpt2"
+        build_model(model_dir, n_layer=args.layers, n_embd=args.dim, vocab=args.vocab,
+                    seed=args.seed)
+        ours = LogLikelihoodScorer(model_dir, device="cpu", dtype="float32",
+                                   batch_size=args.batch_size)
+        items = make_items(ours.tokenizer, args.items, args.seed)
+        requests = [(ctx, " " + e) for ctx, endings in items for e in endings]
+        theirs = HFLM(pretrained=str(model_dir), device="cpu", dtype="float32",
+                      batch_size=args.batch_size)
+        instances = [Instance(request_type="loglikelihood", doc={}, arguments=r, idx=i)
+                     for i, r in enumerate(requests)]
+        n_ctx = sum(len(ours.tokenizer.encode(c)) for c, _ in items) / len(items)
+        n_cont = sum(ours.encode_pair(*r).continuation.__len__() for r in requests) / len(requests)
+        print(f"{len(items)} items, {len(requests)} requests, mean context {n_ctx:.0f} tokens, "
+              f"mean choice {n_cont:.1f} tokens; model {args.layers} layers x {args.dim}, "
+              f"vocab {args.vocab}", flush=True)
+
+        ours.loglikelihood(requests[:8])  # warm-up both
+        theirs.loglikelihood(instances[:8], disable_tqdm=True)
+
+        t_lmeval = t_ours = float("inf")
+        for _ in range(max(1, args.repeats)):  # alternate, so background load hits both
+            start = time.perf_counter()
+            reference = theirs.loglikelihood(instances, disable_tqdm=True)
+            t_lmeval = min(t_lmeval, time.perf_counter() - start)
+            ours.stats.reset()
+            start = time.perf_counter()
+            mine = ours.loglikelihood(requests)
+            t_ours = min(t_ours, time.perf_counter() - start)
+
+    deltas = [abs(m.logprob - float(r[0])) for m, r in zip(mine, reference, strict=True)
+              if m.boundary != "separate"]
+    greedy_diff = sum(m.is_greedy != bool(r[1]) for m, r in zip(mine, reference, strict=True)
+                      if m.boundary != "separate")
+    separate = sum(m.boundary == "separate" for m in mine)
+    errors = sum(m.error is not None for m in mine)
+    print(f"lm-eval HFLM : {t_lmeval:8.2f} s  ({len(requests) / t_lmeval:7.1f} requests/s)")
+    print(f"ours         : {t_ours:8.2f} s  ({len(requests) / t_ours:7.1f} requests/s)")
+    print(f"speed-up     : {t_lmeval / t_ours:8.2f}x")
+    print(f"max |Δ logprob| over {len(deltas)} comparable requests: {max(deltas):.2e}; "
+          f"is_greedy differences: {greedy_diff}; 'separate' boundaries (not compared): "
+          f"{separate}; errors: {errors}")
+    print(f"our work: {ours.stats}")
+    return 0 if max(deltas) <= 1e-4 and greedy_diff == 0 and errors == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

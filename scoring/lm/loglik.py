@@ -1,0 +1,642 @@
+"""Log-likelihood engine for a local causal LM, numerically matching lm-eval's HF backend.
+
+`LogLikelihoodScorer.loglikelihood([(context, continuation), ...])` returns one
+`LoglikResult` per request: the summed log-probability of the continuation tokens, their
+count, whether greedy decoding reproduces them, how the token boundary was found and, for a
+request that could not be scored, an error message (one bad request never stops the run).
+
+Tokenisation follows lm-eval 0.4.13 (``TemplateLM._encode_pair`` and ``loglikelihood``):
+
+* trailing whitespace of the context moves to the front of the continuation;
+* ``whole = encode(context + continuation)``, ``ctx = encode(context)``; when ``ctx`` is a
+  prefix of ``whole`` the continuation tokens are ``whole[len(ctx):]`` (boundary ``"joint"``);
+* when a BPE merge crosses the join ``ctx`` is *not* a prefix of ``whole``.  lm-eval then
+  slices ``whole`` anyway, silently scoring tokens that straddle the join.  We instead encode
+  the continuation on its own and score ``ctx + encode(continuation)`` (boundary
+  ``"separate"``) — a deliberate difference, visible per request;
+* an empty context conditions on the prefix token (BOS, else EOS) like lm-eval (boundary
+  ``"prefix"``); a context that is only whitespace is treated as empty with the whitespace
+  moved into the continuation (lm-eval fails on it: its context encodes to no tokens);
+* too long inputs are truncated from the left to ``max_length + 1`` tokens of
+  ``context + continuation`` (``LoglikResult.truncated`` counts the dropped context tokens);
+  a continuation longer than ``max_length`` tokens is an error.
+
+Speed (what lm-eval does not do): identical (context, continuation) pairs are scored once;
+requests sharing a context are scored together — the context minus its last token runs once
+and its KV cache (``past_key_values``) is expanded over the batch of continuations; logits
+are only produced at positions that predict continuation tokens (``logits_to_keep``) and the
+log-softmax normaliser is computed only there; batches are sorted by length (descending, like
+lm-eval) and right-padded with an attention mask and explicit position ids; the automatic
+batch size halves on out-of-memory and the batch is retried.
+
+torch and transformers are imported only when a scorer is built.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from scoring.lm._model import LoadedModel, load_causal_lm
+
+if TYPE_CHECKING:
+    import torch
+
+BOUNDARIES = ("joint", "separate", "prefix", "tokens")
+
+
+@dataclass(frozen=True)
+class LoglikResult:
+    """Score of one (context, continuation) request.
+
+    ``logprob`` is the sum of natural-log probabilities of the continuation tokens and
+    ``n_tokens`` their count; ``is_greedy`` is True when every continuation token is the
+    argmax of its position; ``boundary`` is ``"joint"``, ``"separate"``, ``"prefix"`` (empty
+    context, conditioned on BOS/EOS) or ``"tokens"`` (token ids given directly).  A request
+    that could not be scored has ``error`` set, ``logprob`` = -inf and ``n_tokens`` = 0.
+    """
+
+    logprob: float
+    n_tokens: int
+    is_greedy: bool
+    boundary: str
+    error: str | None = None
+    truncated: int = 0
+
+
+@dataclass(frozen=True)
+class EncodedPair:
+    """Token ids of one request after the boundary rule and left truncation."""
+
+    context: tuple[int, ...]
+    continuation: tuple[int, ...]
+    boundary: str
+    truncated: int = 0
+    error: str | None = None
+
+
+@dataclass
+class ScorerStats:
+    """Counters of one scorer's work (per instance; reset with `reset()`)."""
+
+    requests: int = 0
+    unique_pairs: int = 0
+    forward_calls: int = 0
+    forward_tokens: int = 0
+    scored_tokens: int = 0
+    oom_backoffs: int = 0
+
+    def reset(self) -> None:
+        """Set every counter back to zero."""
+        for name in self.__dataclass_fields__:
+            setattr(self, name, 0)
+
+
+def move_trailing_whitespace(context: str, continuation: str) -> tuple[str, str]:
+    """Move the context's trailing whitespace to the front of the continuation (lm-eval).
+
+    >>> move_trailing_whitespace("Answer: ", "Paris")
+    ('Answer:', ' Paris')
+    >>> move_trailing_whitespace("Q", " A")
+    ('Q', ' A')
+    """
+    stripped = context.rstrip()
+    return stripped, context[len(stripped):] + continuation
+
+
+def split_whole(
+    context_ids: Sequence[int], whole_ids: Sequence[int], continuation_ids: Sequence[int] | None
+) -> tuple[tuple[int, ...], str] | None:
+    """Continuation tokens and boundary from the encodings; None when they must be encoded apart.
+
+    Returns ``(whole[len(ctx):], "joint")`` when ``ctx`` is a prefix of ``whole``, else
+    ``(continuation_ids, "separate")``, or None when ``continuation_ids`` is not given yet.
+
+    >>> split_whole([1, 2], [1, 2, 3], None)
+    ((3,), 'joint')
+    >>> split_whole([1, 2], [1, 9, 3], None) is None
+    True
+    >>> split_whole([1, 2], [1, 9, 3], [4, 3])
+    ((4, 3), 'separate')
+    """
+    n = len(context_ids)
+    if list(whole_ids[:n]) == list(context_ids):
+        return tuple(whole_ids[n:]), "joint"
+    if continuation_ids is None:
+        return None
+    return tuple(continuation_ids), "separate"
+
+
+def truncate_left(
+    context: Sequence[int], continuation: Sequence[int], max_length: int
+) -> tuple[tuple[int, ...], int]:
+    """Drop context tokens from the left so context+continuation fits ``max_length + 1``.
+
+    The model reads ``context + continuation[:-1]``, at most ``max_length`` tokens (lm-eval's
+    ``(context_enc + continuation_enc)[-(max_length + 1):][:-1]``).  Returns the kept context
+    and how many tokens were dropped.
+
+    >>> truncate_left([1, 2, 3, 4], [5, 6], 4)
+    ((2, 3, 4), 1)
+    """
+    excess = len(context) + len(continuation) - (max_length + 1)
+    if excess <= 0:
+        return tuple(context), 0
+    return tuple(context[excess:]), excess
+
+
+@dataclass
+class _Unit:
+    """Rows sharing one context: the context minus its last token, that token, the rows."""
+
+    prefix: tuple[int, ...]
+    last: int
+    conts: list[tuple[int, ...]] = field(default_factory=list)
+    keys: list[int] = field(default_factory=list)
+
+    @property
+    def shared(self) -> bool:
+        return len(self.prefix) > 0 and len(self.conts) > 1
+
+    def cost(self) -> int:
+        longest = max(len(c) for c in self.conts)
+        if self.shared:
+            return len(self.prefix) + len(self.conts) * longest
+        return len(self.conts) * (len(self.prefix) + longest)
+
+    def split(self) -> tuple[_Unit, _Unit]:
+        half = len(self.conts) // 2
+        return (
+            _Unit(self.prefix, self.last, self.conts[:half], self.keys[:half]),
+            _Unit(self.prefix, self.last, self.conts[half:], self.keys[half:]),
+        )
+
+
+def is_oom(exc: BaseException) -> bool:
+    """True for CUDA/CPU out-of-memory errors raised by torch.
+
+    >>> is_oom(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    True
+    >>> is_oom(ValueError("bad"))
+    False
+    """
+    if type(exc).__name__ == "OutOfMemoryError":
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, RuntimeError) and (
+        "out of memory" in text or "can't allocate memory" in text
+    )
+
+
+class LogLikelihoodScorer:
+    """Score (context, continuation) pairs with a local Hugging Face causal LM.
+
+    ``batch_size`` is the most continuation rows per forward pass, or ``"auto"`` (64 rows and
+    8192 tokens on CPU; 256 rows and a token budget from free GPU memory on CUDA).  Either
+    way it halves on out-of-memory and retries.  ``max_length`` overrides the context length
+    read from the config (lm-eval's ``max_length``).  With ``project_hidden`` (default) the
+    output projection is applied only to hidden states at continuation positions, after a
+    probe at start-up checks that ``lm_head(base_model(x))`` equals the model's logits.
+    """
+
+    def __init__(
+        self,
+        model_dir: str | Path,
+        device: str = "auto",
+        dtype: str = "auto",
+        batch_size: int | Literal["auto"] = "auto",
+        *,
+        attn_implementation: str = "auto",
+        max_length: int | None = None,
+        loaded: LoadedModel | None = None,
+        project_hidden: bool = True,
+    ) -> None:
+        if batch_size != "auto" and (not isinstance(batch_size, int) or batch_size < 1):
+            raise ValueError(f"batch_size must be 'auto' or a positive int, got {batch_size!r}")
+        if max_length is not None and max_length < 2:
+            raise ValueError(f"max_length must be at least 2, got {max_length!r}")
+        self.loaded = loaded or load_causal_lm(
+            model_dir, device=device, dtype=dtype, attn_implementation=attn_implementation
+        )
+        self.model = self.loaded.model
+        self.tokenizer = self.loaded.tokenizer
+        self.device = self.loaded.device
+        self.max_length = max_length or self.loaded.max_length
+        self.stats = ScorerStats()
+        params = inspect.signature(self.model.forward).parameters
+        self._cache_kw = "cache" if "cache" in params else "past_key_values"
+        self._keep_kw = next(
+            (k for k in ("logits_to_keep", "num_logits_to_keep") if k in params), None
+        )
+        self._vocab = int(self.model.get_input_embeddings().weight.shape[0])
+        pad = self.tokenizer.pad_token_id
+        self._pad_id = int(pad if pad is not None else (self.prefix_token_id or 0))
+        self._max_rows, self._max_tokens = self._initial_caps(batch_size)
+        self._prefix_str = self.tokenizer.decode([self.prefix_token_id])
+        self._head: Any = self._probe_head() if project_hidden else None
+
+    @classmethod
+    def from_loaded(
+        cls,
+        loaded: LoadedModel,
+        batch_size: int | Literal["auto"] = "auto",
+        *,
+        max_length: int | None = None,
+        project_hidden: bool = True,
+    ) -> LogLikelihoodScorer:
+        """A scorer over an already loaded model (shares weights; own batch size and stats)."""
+        return cls("", batch_size=batch_size, max_length=max_length, loaded=loaded,
+                   project_hidden=project_hidden)
+
+    # ----------------------------------------------------------------- tokenisation
+
+    @property
+    def prefix_token_id(self) -> int:
+        """Token conditioning an empty context: BOS, else EOS (lm-eval's prefix_token_id)."""
+        tok = self.tokenizer
+        token = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+        if token is None:
+            raise ValueError("tokenizer has neither a BOS nor an EOS token for empty contexts")
+        return int(token)
+
+    def _encode(self, text: str) -> list[int]:
+        """lm-eval's tok_encode: tokenizer defaults, no special tokens if text starts with BOS."""
+        if self._prefix_str and text.startswith(self._prefix_str):
+            return list(self.tokenizer.encode(text, add_special_tokens=False))
+        return list(self.tokenizer.encode(text))
+
+    def encode_pair(self, context: str, continuation: str) -> EncodedPair:
+        """Token ids for one request following lm-eval's boundary rule (see module doc)."""
+        if not isinstance(context, str) or not isinstance(continuation, str):
+            return EncodedPair((), (), "", error="context and continuation must be strings")
+        if continuation == "":
+            return EncodedPair((), (), "", error="empty continuation")
+        context, continuation = move_trailing_whitespace(context, continuation)
+        if context == "":
+            cont = list(self.tokenizer.encode(continuation, add_special_tokens=False))
+            if not cont:
+                return EncodedPair((), (), "prefix", error="continuation encodes to no tokens")
+            if cont[0] != self.prefix_token_id:
+                ctx, conts = [self.prefix_token_id], cont
+            else:
+                ctx, conts = cont[:1], cont[1:]
+            return self._finish(ctx, conts, "prefix")
+        ctx = self._encode(context)
+        whole = self._encode(context + continuation)
+        found = split_whole(ctx, whole, None) or split_whole(
+            ctx, whole, self.tokenizer.encode(continuation, add_special_tokens=False)
+        )
+        if found is None:  # unreachable: split_whole returns a pair given continuation ids
+            raise RuntimeError("split_whole returned None with continuation ids")
+        return self._finish(ctx, list(found[0]), found[1])
+
+    def _finish(self, ctx: Sequence[int], cont: Sequence[int], boundary: str) -> EncodedPair:
+        if not cont:
+            return EncodedPair(tuple(ctx), (), boundary, error="continuation encodes to no tokens")
+        if not ctx:
+            return EncodedPair((), tuple(cont), boundary, error="context encodes to no tokens")
+        if len(cont) > self.max_length:
+            return EncodedPair(
+                tuple(ctx), tuple(cont), boundary,
+                error=f"continuation has {len(cont)} tokens, more than max_length {self.max_length}",
+            )
+        bad = [t for t in (*ctx, *cont) if not 0 <= t < self._vocab]
+        if bad:
+            return EncodedPair(
+                tuple(ctx), tuple(cont), boundary,
+                error=f"token id {bad[0]} outside the model's vocabulary of {self._vocab}",
+            )
+        kept, dropped = truncate_left(ctx, cont, self.max_length)
+        return EncodedPair(kept, tuple(cont), boundary, truncated=dropped)
+
+    # ----------------------------------------------------------------- public scoring
+
+    def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[LoglikResult]:
+        """Score each (context, continuation); results are in request order."""
+        cache: dict[tuple[str, str], EncodedPair] = {}
+        encoded: list[EncodedPair] = []
+        for request in requests:
+            if not (isinstance(request, tuple | list) and len(request) == 2):
+                encoded.append(EncodedPair((), (), "", error=f"bad request {request!r:.80}"))
+                continue
+            key = (request[0], request[1])
+            if key not in cache:
+                cache[key] = self.encode_pair(*key)
+            encoded.append(cache[key])
+        return self._score_encoded(encoded)
+
+    def loglikelihood_tokens(
+        self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]
+    ) -> list[LoglikResult]:
+        """Score (context ids, continuation ids) pairs as given (boundary ``"tokens"``)."""
+        return self._score_encoded([self._finish(c, x, "tokens") for c, x in pairs])
+
+    def loglikelihood_rolling(self, texts: Sequence[str]) -> list[LoglikResult]:
+        """Log-likelihood of whole texts conditioned on the prefix token, in disjoint windows.
+
+        Like lm-eval's ``loglikelihood_rolling`` (context_len=1): every token is predicted
+        once, each window with as much preceding text as fits ``max_length``.
+        """
+        pairs: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        owners: list[int] = []
+        errors: dict[int, str] = {}
+        for i, text in enumerate(texts):
+            tokens = list(self.tokenizer.encode(text, add_special_tokens=False)) if text else []
+            if not tokens:
+                errors[i] = "text encodes to no tokens"
+                continue
+            full = [self.prefix_token_id, *tokens]
+            for start in range(0, len(tokens), self.max_length):
+                end = min(start + self.max_length, len(tokens))
+                ctx_start = max(0, end + 1 - (self.max_length + 1))
+                pairs.append((tuple(full[ctx_start:start + 1]), tuple(tokens[start:end])))
+                owners.append(i)
+        window_results = self.loglikelihood_tokens(pairs)
+        out: list[LoglikResult] = []
+        for i in range(len(texts)):
+            if i in errors:
+                out.append(LoglikResult(-math.inf, 0, False, "prefix", errors[i]))
+                continue
+            mine = [r for r, o in zip(window_results, owners, strict=True) if o == i]
+            failed = next((r.error for r in mine if r.error), None)
+            out.append(LoglikResult(
+                logprob=-math.inf if failed else sum(r.logprob for r in mine),
+                n_tokens=0 if failed else sum(r.n_tokens for r in mine),
+                is_greedy=not failed and all(r.is_greedy for r in mine),
+                boundary="prefix",
+                error=failed,
+            ))
+        return out
+
+    # ----------------------------------------------------------------- engine
+
+    def _initial_caps(self, batch_size: int | Literal["auto"]) -> tuple[int, int]:
+        if batch_size != "auto":
+            return batch_size, 1 << 30
+        if self.device.type != "cuda":
+            return 64, 8192
+        import torch
+
+        free, _total = torch.cuda.mem_get_info(self.device)
+        bytes_per_token = self._vocab * 10 + 64 * int(self.model.config.hidden_size)
+        return 256, max(256, min(1 << 17, int(free * 0.3) // bytes_per_token))
+
+    def _score_encoded(self, encoded: Sequence[EncodedPair]) -> list[LoglikResult]:
+        self.stats.requests += len(encoded)
+        unique: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+        for enc in encoded:
+            if enc.error is None:
+                unique.setdefault((enc.context, enc.continuation), len(unique))
+        self.stats.unique_pairs += len(unique)
+        scores: dict[int, tuple[float, bool] | str] = {}
+        self._run_units(self._build_units(unique), scores)
+        results: list[LoglikResult] = []
+        for enc in encoded:
+            if enc.error is not None:
+                results.append(LoglikResult(-math.inf, 0, False, enc.boundary, enc.error))
+                continue
+            got = scores[unique[(enc.context, enc.continuation)]]
+            if isinstance(got, str):
+                results.append(LoglikResult(-math.inf, 0, False, enc.boundary, got))
+            else:
+                results.append(LoglikResult(
+                    got[0], len(enc.continuation), got[1], enc.boundary, None, enc.truncated
+                ))
+        return results
+
+    def _build_units(
+        self, unique: dict[tuple[tuple[int, ...], tuple[int, ...]], int]
+    ) -> list[_Unit]:
+        by_context: dict[tuple[int, ...], _Unit] = {}
+        for (ctx, cont), key in unique.items():
+            unit = by_context.get(ctx)
+            if unit is None:
+                unit = by_context[ctx] = _Unit(ctx[:-1], ctx[-1])
+            unit.conts.append(cont)
+            unit.keys.append(key)
+        units: list[_Unit] = []
+        for unit in by_context.values():
+            order = sorted(range(len(unit.conts)), key=lambda i: -len(unit.conts[i]))
+            unit.conts = [unit.conts[i] for i in order]
+            unit.keys = [unit.keys[i] for i in order]
+            units.append(unit)
+        # Longest first (like lm-eval): similar lengths share a batch, OOM shows up at once.
+        units.sort(key=lambda u: (u.shared, -(len(u.prefix) + max(map(len, u.conts)))))
+        return units
+
+    def _batches(self, units: list[_Unit]) -> Iterator[list[_Unit]]:
+        batch: list[_Unit] = []
+        rows = cost = 0
+        for unit in units:
+            while len(unit.conts) > self._max_rows:
+                head, unit = _Unit(unit.prefix, unit.last, unit.conts[: self._max_rows],
+                                   unit.keys[: self._max_rows]), _Unit(
+                    unit.prefix, unit.last, unit.conts[self._max_rows:],
+                    unit.keys[self._max_rows:])
+                if batch:
+                    yield batch
+                yield [head]
+                batch, rows, cost = [], 0, 0
+            fits = rows + len(unit.conts) <= self._max_rows and (
+                cost + unit.cost() <= self._max_tokens
+            )
+            if batch and (not fits or batch[0].shared != unit.shared):
+                yield batch
+                batch, rows, cost = [], 0, 0
+            batch.append(unit)
+            rows += len(unit.conts)
+            cost += unit.cost()
+        if batch:
+            yield batch
+
+    def _run_units(self, units: list[_Unit], scores: dict[int, tuple[float, bool] | str]) -> None:
+        queue: deque[list[_Unit]] = deque(self._batches(units))
+        while queue:
+            batch = queue.popleft()
+            try:
+                rows = self._forward(batch)
+            except (RuntimeError, ValueError, IndexError) as exc:
+                oom = is_oom(exc)
+                if oom:
+                    self._release_memory()
+                    self.stats.oom_backoffs += 1
+                    self._max_rows = max(1, self._max_rows // 2)
+                    self._max_tokens = max(1, self._max_tokens // 2)
+                if len(batch) > 1:
+                    half = len(batch) // 2
+                    queue.appendleft(batch[half:])
+                    queue.appendleft(batch[:half])
+                elif oom and len(batch[0].conts) > 1:
+                    first, second = batch[0].split()
+                    queue.appendleft([second])
+                    queue.appendleft([first])
+                else:
+                    reason = "out of memory at batch size 1" if oom else f"{type(exc).__name__}: {exc}"
+                    for key in batch[0].keys:
+                        scores[key] = f"model forward failed: {reason}"
+                continue
+            for key, value in zip((k for u in batch for k in u.keys), rows, strict=True):
+                scores[key] = value
+
+    def _release_memory(self) -> None:
+        import torch
+
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+
+    def _call(self, ids: torch.Tensor, mask: torch.Tensor, pos: torch.Tensor,
+              keep: int, *, use_cache: bool, cache: Any = None) -> tuple[Any, torch.Tensor, bool]:
+        """Run the model; returns (output, logits or final hidden states, is_hidden)."""
+        kwargs: dict[str, Any] = {"attention_mask": mask, "position_ids": pos,
+                                  "use_cache": use_cache}
+        if cache is not None:
+            kwargs[self._cache_kw] = cache
+        self.stats.forward_calls += 1
+        self.stats.forward_tokens += int(mask[:, -ids.shape[1]:].sum())
+        if self._head is not None:
+            out = self.model.base_model(input_ids=ids, **kwargs)
+            return out, out.last_hidden_state, True
+        if self._keep_kw is not None and keep > 0:
+            kwargs[self._keep_kw] = keep
+        out = self.model(input_ids=ids, **kwargs)
+        return out, out.logits, False
+
+    def _probe_head(self) -> Any:
+        """The output projection when ``lm_head(base_model(x))`` reproduces the model's logits.
+
+        Then only the hidden states at continuation positions go through the (vocabulary-
+        sized) projection.  Models that post-process logits (soft-capping, scaling) fail the
+        probe and keep the plain path.
+        """
+        import torch
+
+        head = self.model.get_output_embeddings()
+        base = getattr(self.model, "base_model", None)
+        if head is None or base is None or base is self.model:
+            return None
+        ids = torch.tensor([[self.prefix_token_id, *range(1, 8)]], device=self.device) % self._vocab
+        with torch.inference_mode():
+            logits = self.model(input_ids=ids).logits.float()
+            via_head = head(base(input_ids=ids).last_hidden_state).float()
+        tol = 1e-4 if self.loaded.dtype == torch.float32 else 2e-2
+        scale = max(1.0, float(logits.abs().max()))
+        if via_head.shape != logits.shape or not torch.allclose(via_head, logits, rtol=tol,
+                                                                 atol=tol * scale):
+            return None
+        return head
+
+    def _forward(self, batch: list[_Unit]) -> list[tuple[float, bool]]:
+        import torch
+
+        with torch.inference_mode():
+            if batch[0].shared:
+                return self._forward_shared(batch)
+            return self._forward_flat(batch)
+
+    def _tensor(self, rows: Sequence[Sequence[int]], width: int) -> tuple[torch.Tensor, torch.Tensor]:
+        import torch
+
+        ids = torch.full((len(rows), width), self._pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, row in enumerate(rows):
+            ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+            mask[i, : len(row)] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    def _forward_flat(self, batch: list[_Unit]) -> list[tuple[float, bool]]:
+        """One pass over context + continuation[:-1] per row (no shared context)."""
+        import torch
+
+        inputs, starts, conts = [], [], []
+        for unit in batch:
+            for cont in unit.conts:
+                inputs.append([*unit.prefix, unit.last, *cont[:-1]])
+                starts.append(len(unit.prefix))
+                conts.append(cont)
+        width = max(map(len, inputs))
+        ids, mask = self._tensor(inputs, width)
+        pos = torch.arange(width, device=self.device).expand(len(inputs), width)
+        keep = width - min(starts) if self._keep_kw is not None else 0
+        _, values, hidden = self._call(ids, mask, pos, keep, use_cache=False)
+        offset = width - values.shape[1]
+        index = [[s - offset + j for j in range(len(c))] for s, c in zip(starts, conts, strict=True)]
+        return self._gather(values, hidden, index, conts)
+
+    def _forward_shared(self, batch: list[_Unit]) -> list[tuple[float, bool]]:
+        """Context once per unit, its KV cache expanded over the unit's continuations."""
+        import torch
+
+        prefixes = [u.prefix for u in batch]
+        p_width = max(map(len, prefixes))
+        p_ids, p_mask = self._tensor(prefixes, p_width)
+        p_pos = torch.arange(p_width, device=self.device).expand(len(batch), p_width)
+        out, _, _ = self._call(p_ids, p_mask, p_pos, 1, use_cache=True)
+        cache = getattr(out, "cache", None)
+        if cache is None:
+            cache = getattr(out, "past_key_values", None)
+        if cache is None:
+            raise ValueError("the model returned no KV cache for the shared context")
+        owner = torch.tensor(
+            [i for i, u in enumerate(batch) for _ in u.conts], dtype=torch.long, device=self.device
+        )
+        cache = expand_cache(cache, owner)
+        conts = [c for u in batch for c in u.conts]
+        inputs = [[u.last, *c[:-1]] for u in batch for c in u.conts]
+        width = max(map(len, inputs))
+        c_ids, c_mask = self._tensor(inputs, width)
+        p_len = torch.tensor([len(p) for p in prefixes], device=self.device)[owner]
+        pos = p_len[:, None] + torch.arange(width, device=self.device)[None, :]
+        mask = torch.cat([p_mask[owner], c_mask], dim=1)
+        _, values, hidden = self._call(c_ids, mask, pos, 0, use_cache=True, cache=cache)
+        index = [list(range(len(c))) for c in conts]
+        return self._gather(values, hidden, index, conts)
+
+    def _gather(self, values: torch.Tensor, hidden: bool, index: list[list[int]],
+                conts: list[tuple[int, ...]]) -> list[tuple[float, bool]]:
+        """Log-softmax only at the continuation positions; sum and greedy check per row.
+
+        ``values`` are logits, or final hidden states when ``hidden`` (projected here, only at
+        the positions that predict continuation tokens).
+        """
+        import torch
+
+        dev = self.device
+        row = torch.tensor([i for i, idx in enumerate(index) for _ in idx], device=dev)
+        pos = torch.tensor([p for idx in index for p in idx], device=dev)
+        tgt = torch.tensor([t for c in conts for t in c], device=dev)
+        picked = values[row, pos]  # [continuation tokens, vocab or hidden]
+        if hidden:
+            picked = self._head(picked)
+        picked = picked.float()
+        logprob = picked.gather(-1, tgt[:, None]).squeeze(-1) - torch.logsumexp(picked, dim=-1)
+        missed = (picked.argmax(dim=-1) != tgt).long()
+        totals = torch.zeros(len(conts), dtype=torch.float64, device=dev)
+        totals.index_add_(0, row, logprob.double())
+        misses = torch.zeros(len(conts), dtype=torch.long, device=dev).index_add_(0, row, missed)
+        self.stats.scored_tokens += int(tgt.numel())
+        return [(float(t), m == 0) for t, m in zip(totals.tolist(), misses.tolist(), strict=True)]
+
+
+def expand_cache(cache: Any, index: torch.Tensor) -> Any:
+    """Select batch rows of a KV cache by index (repeats allowed), in place where possible."""
+    if hasattr(cache, "reorder_cache"):
+        cache.reorder_cache(index)
+        return cache
+    if isinstance(cache, tuple):  # legacy tuple-of-tuples cache
+        return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
+    raise ValueError(f"cannot expand a KV cache of type {type(cache).__name__}")
+
+
+def failed(results: Sequence[LoglikResult]) -> list[int]:
+    """Indices of results that carry an error.
+
+    >>> failed([LoglikResult(-1.0, 1, True, "joint"), LoglikResult(0.0, 0, False, "", "x")])
+    [1]
+    """
+    return [i for i, r in enumerate(results) if r.error is not None]
+
