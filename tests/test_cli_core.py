@@ -1,0 +1,115 @@
+"""`normalize run`, `explain` and `hash`: every row out in order, sensible traces, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from normalize import load_pack
+from normalize.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _explain(capsys: pytest.CaptureFixture[str], task: str, text: str, *extra: str) -> str:
+    assert main(["explain", "--task", task, *extra, text]) == 0
+    return capsys.readouterr().out
+
+
+def test_explain_boxed_fraction_under_a_bold_marker(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _explain(capsys, "math", r"**Final Answer:** \boxed{\frac{1}{2}}")
+    assert "extract_boxed" in out and "simplify_latex_numbers" in out
+    assert "status: ok" in out
+    assert load_pack().run(r"**Final Answer:** \boxed{\frac{1}{2}}", "math").answer in ("1/2", "0.5")
+
+
+def test_explain_chinese_multiple_choice(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _explain(capsys, "multiple_choice", "答案是：“B”。", "--options", "4")
+    assert "unify_quotes" in out and 'answer: "B"  status: ok' in out
+
+
+def test_explain_json_in_a_fence_is_sorted(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _explain(capsys, "structured_json", 'Here:\n```json\n{"b": 1, "a": 2}\n```')
+    assert "extract_json_block" in out and "parse_json" in out
+    assert """normalized: '{"a":2,"b":1}'""" in out
+
+
+def test_explain_code_keeps_a_full_width_literal(capsys: pytest.CaptureFixture[str]) -> None:
+    code = 'def greet():\n\treturn "你好，世界！"  # “quoted”'
+    out = _explain(capsys, "code", f"Here you go:\n\n```python\n{code}\n```\nDone.")
+    assert "extract_code_block" in out
+    result = load_pack().run(f"Here you go:\n\n```python\n{code}\n```\nDone.", "humaneval")
+    assert result.answer == code and result.text == code
+
+
+def test_run_keeps_every_row_in_order(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "\n".join(
+            [
+                json.dumps({"id": 1, "task": "mmlu", "output": "The answer is (B).", "options": 4}),
+                "{not json",
+                json.dumps({"id": 3, "output": "x"}),
+                json.dumps({"id": 4, "task": "nope", "output": "x"}),
+                json.dumps({"id": 5, "task": "gsm8k", "output": None}),
+                json.dumps({"id": 6, "task": "gsm8k", "output": 7}),
+                json.dumps([1, 2]),
+                "",
+                json.dumps({"id": 8, "task": "math", "output": "#### 1,000"}),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    assert main(["run", str(src), "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r.get("id", r.get("line")) for r in rows] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert [r["status"] for r in rows] == ["ok", "invalid", "invalid", "invalid", "no_output", "invalid", "invalid", "ok"]
+    assert rows[0]["answer"] == "B" and rows[-1]["answer"] == "1000"
+    assert rows[4]["answer"] is None and rows[4]["normalized"] is None
+    assert "unknown task 'nope'" in rows[3]["reason"]
+    assert all(r["rules_hash"] == load_pack().hash for r in rows)
+    assert rows[0]["trace"] and {"rule", "before", "after"} <= set(rows[0]["trace"][0])
+    assert "8 rows" in capsys.readouterr().err
+
+
+def test_run_on_the_bundled_examples(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert main(["run", str(ROOT / "examples" / "predictions.jsonl"), "-o", str(out), "--no-progress"]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    src = [line for line in (ROOT / "examples" / "predictions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) == len(src)
+    task_types = {r.get("task_type") for r in rows}
+    assert {"multiple_choice", "math", "extractive_qa", "structured_json", "code", "open_writing"} <= task_types
+    for r in rows:  # an answer, or a non-ok status with a reason
+        assert (r["status"] == "ok" and r["answer"] is not None) or (r["status"] != "ok" and r["reason"])
+
+
+def test_hash_prints_signature_and_full_hash(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hash"]) == 0
+    signature, full = capsys.readouterr().out.splitlines()[:2]
+    pack = load_pack()
+    assert signature == pack.signature and full == pack.hash
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["explain", "text without task"])
+    assert info.value.code == 2
+    assert main(["run", "/nonexistent/file.jsonl"]) == 2
+    assert "not found" in capsys.readouterr().err
+
+
+def test_replay_reproduces_every_example(tmp_path: Path) -> None:
+    pack = load_pack()
+    for line in (ROOT / "examples" / "predictions.jsonl").read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        result = pack.run(row["output"], row["task"], options=row.get("options"))
+        if result.raw is not None and result.text is not None:
+            assert pack.replay(result) == result.text
