@@ -133,3 +133,39 @@ def test_same_output_and_hash_in_a_fresh_process_with_another_hash_seed() -> Non
         runs.append(json.loads(done.stdout))
     assert runs[0] == runs[1] == runs[2]
     assert runs[0]["hash"] == load_pack().hash
+
+
+# --------------------------------------------------------------------------- pinned hashes
+# An accidental change to the shipped packs' output fails here.  When a change is intended:
+# bump the versions of the rules whose behaviour changed, update these pins, and add an
+# "Output change:" entry to CHANGELOG.md.
+
+#: sha256 of the resolved shipped pack without the Unicode version (same on every Python).
+PINNED_CONTENT_HASH = "ef41bbfd43f184a3e04fb291f3ab438eea0fc51a9844a35878d880bc84535e89"
+#: The full hash, by the Unicode version of the Python that computes it.
+PINNED_FULL_HASH = {
+    "14.0.0": "sha256:0c89e8f26bd82cd4a16e57874e7337a12ad76d3c7fbe04d54c002c56ccfc8f96",
+}
+
+
+def test_shipped_pack_content_hash_is_pinned() -> None:
+    import hashlib
+
+    from normalize.pack import canonical_json
+
+    resolved = load_pack().resolved()
+    resolved.pop("unicode")
+    assert hashlib.sha256(canonical_json(resolved).encode("utf-8")).hexdigest() == PINNED_CONTENT_HASH
+
+
+def test_shipped_pack_full_hash_is_pinned_for_this_unicode_version() -> None:
+    import unicodedata
+
+    pack = load_pack()
+    expected = PINNED_FULL_HASH.get(unicodedata.unidata_version)
+    if expected is None:  # another Python: the hash must still follow from the pinned content
+        resolved = pack.resolved()
+        assert resolved["unicode"] == unicodedata.unidata_version
+        assert pack.hash != PINNED_FULL_HASH["14.0.0"]
+    else:
+        assert pack.hash == expected
