@@ -373,7 +373,7 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
                 reach = span[1]
         if len(contents) > 1:
             return text
-    span = _box_span(text, boxes[-1], lambda at: _closing_brace(text, at), timeout=timeout)
+    span = _box_span(text, boxes[-1], _brace_pairs(text).get, timeout=timeout)
     return text[span[0] : span[1]].strip() if span is not None else text
 
 
@@ -412,26 +412,6 @@ def _brace_pairs(text: str) -> dict[int, int]:
             pairs[stack.pop()] = i
         i += 1
     return pairs
-
-
-def _closing_brace(text: str, opening: int) -> int | None:
-    """Index of the ``}`` that closes the ``{`` at ``opening``; backslash escapes skip a char."""
-    depth = 0
-    i = opening
-    n = len(text)
-    while i < n:
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
 
 
 # --------------------------------------------------------------------------- separators
