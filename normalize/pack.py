@@ -13,6 +13,7 @@ import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -143,16 +144,16 @@ class Pack:
             "unicode": unicodedata.unidata_version,
         }
 
-    @property
+    @cached_property
     def hash(self) -> str:
-        """``sha256:`` + hex digest of the canonical JSON of :meth:`resolved`."""
+        """``sha256:`` + hex digest of the canonical JSON of :meth:`resolved` (computed once)."""
         return "sha256:" + hashlib.sha256(canonical_json(self.resolved()).encode("utf-8")).hexdigest()
 
     @property
     def short_hash(self) -> str:
         return self.hash.split(":", 1)[1][:_SHORT]
 
-    @property
+    @cached_property
     def signature(self) -> str:
         """A readable signature: library version, Unicode version, each chain, short hash."""
         parts = [f"harness-normalize:{__version__}", f"pack:{self.name}", f"unicode:{unicodedata.unidata_version}"]
