@@ -41,13 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"harness-normalize {__version__}")
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # the module exists but a dependency of it is missing
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return top
 
 
