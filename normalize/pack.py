@@ -36,6 +36,8 @@ from normalize.errors import PackError
 from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, TASK_TYPES, Params, ParseContext
 
 PACK_FORMAT = 1
+#: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
+SHIPPED_PREFIX = "shipped:"
 _SHORT = 12
 
 
@@ -328,7 +330,10 @@ def _read_with_includes(root: Path) -> list[Document]:
         if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
             raise doc.error(("include",), "include must be a list of relative file paths")
         for i, inc in enumerate(includes):
-            target = (path.parent / inc)
+            if inc.startswith(SHIPPED_PREFIX):  # reuse the shipped overlays and alias tables
+                target = default_pack_path().parent / inc[len(SHIPPED_PREFIX) :]
+            else:
+                target = path.parent / inc
             if not target.is_file():
                 raise doc.error(("include", i), f"included file {inc!r} not found")
             visit(target, (*chain, resolved))

@@ -127,3 +127,16 @@ def test_cli_exit_code_2_on_pack_error(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["hash", "--pack", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}:3:13" in err and "unknown rule 'strip_qoutes'" in err
+
+
+def test_a_user_pack_can_include_the_shipped_overlays(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "include: [shipped:languages/en.yaml, shipped:aliases.yaml]\n"
+        "task_types:\n  multiple_choice:\n    chain:\n"
+        "      - rule: extract_answer_marker\n        params: {languages: [en], include_marker: true}\n"
+        "    parser: choice\n",
+    )
+    pack = load_pack(path)
+    assert pack.run("Reasoning... The answer is (C).", "multiple_choice", options=4).answer == "C"
+    assert ("北京", "北京市") in pack.alias_groups()
