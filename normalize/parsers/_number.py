@@ -4,7 +4,8 @@ What "final number" means, precisely:
 
 1. The text is read in the same surface forms the semantic rules accept, whether or not the
    chain ran them: LaTeX (``\\frac{2}{3}``, ``50\\%``, ``\\text{…}``, ``\\boxed{…}``, ``\\(…\\)``),
-   Chinese numerals (``三分之二``, ``百分之五十``), U+2212 minus, ``1,000``, ``.5``, ``1e3``,
+   Chinese numerals (``三分之二``, ``百分之五十``), U+2212 minus, ``1,000``, ``.5``, ``1e3``
+   (only with ``scientific: true``, as for ``canonicalize_numbers``),
    ``2/3``, ``50%``, currency and units around the number.
 2. Only the part after the last ``=`` or ``≈`` counts: ``x = 5`` → 5, ``5 + 3 = 8`` → 8.
 3. In that part, the last standalone number is the answer; prose around it is ignored:
@@ -58,9 +59,11 @@ class NumberParams(Params):
     the reduced fraction ``3/4`` (``2/4`` → ``1/2``, ``4/2`` → ``2``), and a decimal as a decimal;
     ``decimal`` writes every value in its one canonical spelling (``3/4`` → ``0.75``, while
     ``2/3`` stays ``2/3``).  ``thousands`` and ``decimal_comma``
-    are the locale, as in ``canonicalize_numbers``."""
+    are the locale, and ``scientific`` reads ``1e3`` as 1000, as in ``canonicalize_numbers``:
+    off by default, where ``1e3`` is no standalone number (``no_answer``)."""
 
     percent: PercentMode = "number"
+    scientific: bool = False
     rational: Literal["fraction", "decimal"] = "fraction"
     thousands: tuple[str, ...] = (",",)
     decimal_comma: bool = False
@@ -159,7 +162,7 @@ def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
     part = _final_part(_prepare(text, timeout))
     pattern = compile_pattern(
-        token_pattern(params.thousands, params.decimal_comma, scientific=True, ratio=True, percent=True, wan=True)
+        token_pattern(params.thousands, params.decimal_comma, scientific=params.scientific, ratio=True, percent=True, wan=True)
     )
     matches = list(pattern.finditer(part, timeout=timeout))
     if not matches:
