@@ -23,6 +23,13 @@ def register(sub: Any) -> None:
     run.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (- for stdin)")
     run.add_argument("-o", "--output", metavar="OUT.jsonl", help="where to write rows (default: stdout)")
     run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    run.add_argument(
+        "--trace",
+        choices=("full", "rules", "none"),
+        default="full",
+        help="full: each changing rule with the text before and after (default); rules: only "
+        "their names and versions, for large files; none: no trace",
+    )
     run.set_defaults(func=cmd_run)
 
     explain = sub.add_parser("explain", help="show each rule that changes a text, before and after")
@@ -46,12 +53,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     def counted() -> Any:
         for out in normalize_rows(pack, rows, progress=False if args.no_progress else None):
             statuses[str(out.get("status"))] += 1
-            yield out
+            yield shape_trace(out, args.trace)
 
     written = write_jsonl(counted(), args.output)
     summary = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
     print(f"{written} rows ({summary}) | {pack.signature}", file=sys.stderr)
     return 0
+
+
+def shape_trace(out: dict[str, Any], mode: str) -> dict[str, Any]:
+    """Keep the full trace, only the rule names and versions, or none of it."""
+    if mode == "none":
+        out.pop("trace", None)
+    elif mode == "rules" and "trace" in out:
+        out["trace"] = [{"index": s["index"], "rule": s["rule"], "version": s["version"]} for s in out["trace"]]
+    return out
 
 
 def format_explanation(pack: Pack, text: str, task: str, options: int | None = None) -> str:

@@ -113,3 +113,19 @@ def test_replay_reproduces_every_example(tmp_path: Path) -> None:
         result = pack.run(row["output"], row["task"], options=row.get("options"))
         if result.raw is not None and result.text is not None:
             assert pack.replay(result) == result.text
+
+
+@pytest.mark.parametrize("mode", ["full", "rules", "none"])
+def test_run_trace_modes(tmp_path: Path, mode: str) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": 1, "task": "mmlu", "output": "**Answer:** “B”", "options": 4}) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["run", str(src), "-o", str(out), "--trace", mode]) == 0
+    row = json.loads(out.read_text(encoding="utf-8"))
+    assert row["answer"] == "B"
+    if mode == "none":
+        assert "trace" not in row
+    elif mode == "rules":
+        assert row["trace"] and all(set(step) == {"index", "rule", "version"} for step in row["trace"])
+    else:
+        assert all({"before", "after"} <= set(step) for step in row["trace"])
