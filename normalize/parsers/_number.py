@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 import regex
-from pydantic import field_validator, model_validator
+from pydantic import model_validator
 
 from normalize import status as st
 from normalize._numbers import (
@@ -46,7 +46,7 @@ from normalize._numbers import (
     token_value,
 )
 from normalize._regex import compile_pattern
-from normalize.registry import Params, ParseContext, Parsed, parser
+from normalize.registry import Params, ParseContext, Parsed, StrTuple, parser
 from normalize.rules.semantic import simplify_latex_numbers
 
 
@@ -65,13 +65,8 @@ class NumberParams(Params):
     percent: PercentMode = "number"
     scientific: bool = False
     rational: Literal["fraction", "decimal"] = "fraction"
-    thousands: tuple[str, ...] = (",",)
+    thousands: StrTuple = (",",)
     decimal_comma: bool = False
-
-    @field_validator("thousands", mode="before")
-    @classmethod
-    def _thousands_tuple(cls, value: object) -> object:
-        return tuple(value) if isinstance(value, list) else value
 
     @model_validator(mode="after")
     def _check_locale(self) -> NumberParams:

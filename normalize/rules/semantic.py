@@ -19,7 +19,7 @@ the chain.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 import regex
 from pydantic import field_validator, model_validator
@@ -37,13 +37,7 @@ from normalize._numbers import (
     token_value,
 )
 from normalize._regex import compile_pattern
-from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
-
-
-def _as_tuple(value: Any) -> Any:
-    """YAML gives lists; the params models are frozen and hold tuples."""
-    return tuple(value) if isinstance(value, list) else value
-
+from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, StrTuple, rule
 
 # --------------------------------------------------------------------------- canonicalize_numbers
 
@@ -61,12 +55,10 @@ class CanonicalizeNumbersParams(Params):
     ``50%``.
     """
 
-    thousands: tuple[str, ...] = (",",)
+    thousands: StrTuple = (",",)
     decimal_comma: bool = False
     scientific: bool = False
     percent: Literal["keep", "fraction", "percent"] = "keep"
-
-    _thousands_tuple = field_validator("thousands", mode="before")(_as_tuple)
 
     @model_validator(mode="after")
     def _check_locale(self) -> CanonicalizeNumbersParams:
@@ -289,9 +281,7 @@ class StripUnitsParams(Params):
     task wants them gone (the ``number`` parser reads ``42 apples`` as 42 anyway).
     """
 
-    units: tuple[str, ...] = DEFAULT_UNITS
-
-    _units_tuple = field_validator("units", mode="before")(_as_tuple)
+    units: StrTuple = DEFAULT_UNITS
 
     @field_validator("units")
     @classmethod

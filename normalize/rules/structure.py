@@ -39,6 +39,7 @@ from referencing.jsonschema import DRAFT202012
 from normalize import status as st
 from normalize._regex import compile_pattern
 from normalize.errors import RejectText
+from normalize.pack import canonical_json
 from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
 
 _SCOPE: Final = ("structured_json",)
@@ -187,7 +188,7 @@ def dump_json(value: Any) -> str:
     >>> dump_json({"b": [1, "é"], "a": {"d": None, "c": True}})
     '{"a":{"c":true,"d":null},"b":[1,"é"]}'
     """
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return canonical_json(value)
 
 
 @rule("parse_json", stage="structure", version=1, scope=_SCOPE, params=JsonLimits)
