@@ -7,8 +7,9 @@ Four checks, each a function returning :class:`Finding` records (the CLI only re
 * :func:`check_reverse` — the leak test: each rule of any chain, applied on its own to the raw
   samples of a task type outside its registered ``scope``, then that type's own chain and
   parser; a changed result is a finding unless the pack accepts it (``check.reverse.accept``).
-* :func:`check_safety` — each rule spec and parser on adversarial inputs with a short regex
-  timeout and a wall-clock budget: timeouts, exceptions, slow calls and unbounded growth.
+* :func:`check_safety` — each rule spec and parser on adversarial input kinds: exceptions,
+  output blow-up, a CPU-time backstop, and superlinear growth of work from n to 2n
+  (load-independent: see :mod:`normalize._growth`).
 * :func:`check_version` — samples recorded with another pack hash, and which rules changed.
 
 :func:`analyze_rule` answers ``--rule NAME``; :func:`plan_update` backs ``--update``.  The
@@ -43,6 +44,7 @@ from normalize._check_samples import (
     write_recorded,
     write_rows,
 )
+from normalize._growth import KINDS, probe
 from normalize._yaml import load_yaml
 from normalize.engine import Chain, RuleSpec
 from normalize.errors import RejectText
@@ -409,85 +411,8 @@ def check_reverse(
 # --------------------------------------------------------------------------- safety
 
 
-def _mixed_scripts(size: int) -> str:
-    unit = "Answer 答案是 Ответ الإجابة हिन्दी 😀👍🏽 e\u0301 a\u0308\u0323 ＡＢＣ１２３ “q” ‘s’ \t 한국어 ー "
-    unit_bytes = len(unit.encode("utf-8"))
-    return unit * (size // unit_bytes)
-
-
-#: Adversarial inputs: (name, builder).  Built lazily so importing this module stays cheap.
-ADVERSARIAL: Final[tuple[tuple[str, Callable[[], str]], ...]] = (
-    ("'answer is ' x 20000", lambda: "answer is " * 20000),
-    ("'{' x 100000", lambda: "{" * 100000),
-    ("'\\boxed{' x 5000", lambda: "\\boxed{" * 5000),
-    ("'(' x 50000", lambda: "(" * 50000),
-    ("1 MiB of mixed scripts", lambda: _mixed_scripts((1 << 20) - 64)),
-    ("'#' x 10000 + 'x'", lambda: "#" * 10000 + "x"),
-    ("'**_' x 30000", lambda: "**_" * 30000),
-    ("'```\\n' x 20000", lambda: "```\n" * 20000),
-    ("'<think>' x 20000", lambda: "<think>" * 20000),
-    ("'[\"a\", ' x 20000", lambda: '["a", ' * 20000),
-    ("'\\n' (literal) x 50000", lambda: "\\n" * 50000),
-    ("'1,' x 100000", lambda: "1," * 100000),
-    ("'答案是：' x 20000", lambda: "答案是：" * 20000),
-    ("'####' x 20000", lambda: "####" * 20000),
-    ("' ' x 100000 + 'x'", lambda: " " * 100000 + "x"),
-    ("'一千二百' x 20000", lambda: "一千二百三十四点五" * 20000),
-)
-
-
-def _grows(before: str, after: str) -> bool:
-    return len(after) > 2 * len(before) + 4096
-
-
-def _safety_rule(spec: RuleSpec, name: str, text: str, timeout: float, budget: float) -> Finding | None:
-    start = time.perf_counter()
-    problem = ""
-    try:
-        out = spec.apply(text, timeout=timeout)
-    except RejectText:
-        out = None  # a recorded status, not a failure
-    except TimeoutError:
-        problem = f"timed out (regex timeout {timeout}s)"
-        out = None
-    except Exception as exc:  # the check's purpose is to find these
-        problem = f"blew up: {type(exc).__name__}: {str(exc)[:200]}"
-        out = None
-    elapsed = time.perf_counter() - start
-    if not problem and elapsed > budget:
-        problem = f"slow: {elapsed:.2f}s, over the budget of {budget}s"
-    if not problem and isinstance(out, str) and _grows(text, out):
-        problem = f"grows: {len(text)} → {len(out)} characters"
-    if not problem and out is not None and not isinstance(out, str):
-        problem = f"returned {type(out).__name__}, not str"
-    if not problem:
-        return None
-    params = spec.params.model_dump(mode="json")
-    label = spec.name + (f" {canonical_json(params)}" if params and len(canonical_json(params)) <= 80 else "")
-    return Finding("safety", f"rule {label} on {name}: {problem}", rule=spec.name)
-
-
-def _safety_parser(spec: ParserSpec, name: str, text: str, timeout: float, budget: float) -> Finding | None:
-    definition = REGISTRY.parser(spec.name)
-    start = time.perf_counter()
-    problem = ""
-    try:
-        parsed = definition.fn(text, spec.params, ParseContext(options=None, timeout=timeout))
-        answer = parsed.answer
-    except ValueError:
-        answer = None  # Pack.run records status invalid
-    except TimeoutError:
-        problem, answer = f"timed out (regex timeout {timeout}s)", None
-    except Exception as exc:  # the check's purpose is to find these
-        problem, answer = f"blew up: {type(exc).__name__}: {str(exc)[:200]}", None
-    elapsed = time.perf_counter() - start
-    if not problem and elapsed > budget:
-        problem = f"slow: {elapsed:.2f}s, over the budget of {budget}s"
-    if not problem and isinstance(answer, str) and _grows(text, answer):
-        problem = f"grows: {len(text)} → {len(answer)} characters"
-    if not problem:
-        return None
-    return Finding("safety", f"parser {spec.name} on {name}: {problem}")
+#: Adversarial input kinds: (name, builder of a text of about ``size`` characters).
+ADVERSARIAL: Final[tuple[tuple[str, Callable[[int], str]], ...]] = KINDS
 
 
 def check_safety(
@@ -495,21 +420,25 @@ def check_safety(
     *,
     timeout: float = DEFAULT_SAFETY_TIMEOUT,
     budget: float = DEFAULT_SAFETY_BUDGET,
-    inputs: Sequence[tuple[str, Callable[[], str]]] = ADVERSARIAL,
+    inputs: Sequence[tuple[str, Callable[[int], str]]] = ADVERSARIAL,
 ) -> list[Finding]:
-    """Each distinct rule spec and parser on each adversarial input."""
+    """Each distinct rule spec and parser on each adversarial input kind, load-independently:
+    exceptions, output blow-up and a CPU-time backstop at one size, then the growth of work
+    from n to 2n (:func:`normalize._growth.probe`).  ``timeout`` is the per-call limit of
+    user-supplied patterns, ``budget`` the CPU seconds one call may take."""
     findings: list[Finding] = []
-    specs, parsers = distinct_specs(pack), distinct_parsers(pack)
-    for name, build in inputs:
-        text = build()
-        for spec in specs:
-            found = _safety_rule(spec, name, text, timeout, budget)
-            if found:
-                findings.append(found)
-        for parser in parsers:
-            found_p = _safety_parser(parser, name, text, timeout, budget)
-            if found_p:
-                findings.append(found_p)
+    for spec in distinct_specs(pack):
+        params = spec.params.model_dump(mode="json")
+        label = spec.name + (f" {canonical_json(params)}" if params and len(canonical_json(params)) <= 80 else "")
+        run_rule = (lambda s: lambda text: s.apply(text, timeout=timeout))(spec)
+        for kind, problem in probe(run_rule, inputs, budget=budget, benign=(RejectText,)):
+            findings.append(Finding("safety", f"rule {label} on {kind}: {problem}", rule=spec.name))
+    for parser in distinct_parsers(pack):
+        definition = REGISTRY.parser(parser.name)
+        ctx = ParseContext(options=None, timeout=timeout)
+        run_parser = (lambda d, p, c: lambda text: d.fn(text, p.params, c))(definition, parser, ctx)
+        for kind, problem in probe(run_parser, inputs, budget=budget, benign=(ValueError, RejectText)):
+            findings.append(Finding("safety", f"parser {parser.name} on {kind}: {problem}"))
     return findings
 
 
@@ -935,7 +864,8 @@ def render_report(report: CheckReport, *, color: bool, verbose: bool) -> str:
     for name in report.checks:
         failing = [f for f in report.failing if f.check == name]
         accepted = [f for f in report.accepted if f.check == name]
-        took = style.dim(f" ({report.seconds.get(name, 0.0):.2f}s)")
+        # times only with --verbose: the default output is the same on an idle and a loaded machine
+        took = style.dim(f" ({report.seconds.get(name, 0.0):.2f}s)") if verbose else ""
         status = style.red(f"✗ {len(failing)} finding(s)") if failing else style.green("✓ clean")
         extra = style.yellow(f", {len(accepted)} accepted") if accepted else ""
         lines.append(f"{name:<8} {status}{extra}{took}")
@@ -1000,7 +930,7 @@ def register(sub: Any) -> None:
     check.add_argument("--timeout", type=float, default=DEFAULT_SAFETY_TIMEOUT, metavar="S",
                        help=f"regex timeout per call in the safety check (default {DEFAULT_SAFETY_TIMEOUT})")
     check.add_argument("--budget", type=float, default=DEFAULT_SAFETY_BUDGET, metavar="S",
-                       help=f"wall-clock budget per call in the safety check (default {DEFAULT_SAFETY_BUDGET})")
+                       help=f"CPU-time budget per call in the safety check (default {DEFAULT_SAFETY_BUDGET})")
     check.add_argument("--only", metavar="LIST", help=f"comma-separated subset of {','.join(CHECKS)}")
     check.set_defaults(func=cmd_check)
 

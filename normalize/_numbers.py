@@ -24,7 +24,10 @@ from typing import Final, Literal
 import cn2an
 import regex
 
+from normalize import status as st
+from normalize._budget import MAX_ROUNDS, check_budget
 from normalize._regex import compile_pattern
+from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT
 
 #: How a percentage is read: ``number`` (``50%`` → 50, the sign is a unit, as GSM8K/MATH graders
@@ -182,9 +185,9 @@ def operator_before(text: str, start: int, *, timeout: float = DEFAULT_TIMEOUT) 
     if c in ")]}%!" or c.isdigit():
         return True
     latin = compile_pattern(LATIN_WORD)
-    if latin.match(c, timeout=timeout) is None:
+    if latin.match(c) is None:
         return False
-    return j == start - 1 or j == 0 or latin.match(text[j - 1], timeout=timeout) is None
+    return j == start - 1 or j == 0 or latin.match(text[j - 1]) is None
 
 
 def apply_percent(value: Fraction, mode: PercentMode) -> Fraction | None:
@@ -198,11 +201,15 @@ def apply_percent(value: Fraction, mode: PercentMode) -> Fraction | None:
     return value / 100 if mode == "fraction" else value
 
 
+_STR_LIMIT: Final = 10**4000  # below it str() is allowed; computed once, not per call
+_STR_SPLIT: Final = 10**2000
+
+
 def _int_str(n: int) -> str:
     """``str(n)`` for ints of any size (Python limits ``str`` to 4300 digits)."""
-    if n < 10**4000:
+    if n < _STR_LIMIT:
         return str(n)
-    high, low = divmod(n, 10**2000)
+    high, low = divmod(n, _STR_SPLIT)
     return _int_str(high) + _int_str(low).rjust(2000, "0")
 
 
@@ -382,6 +389,9 @@ def _convert_cn_match(m: regex.Match[str]) -> str:
     return m.group(0) if value is None else neg + value
 
 
+_CN_ANY: Final = "[" + "".join(regex.escape(c) for c in sorted(CN_NUMERAL_CHARS)) + "]"
+
+
 def convert_chinese(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Rewrite Chinese numerals that are clearly numbers as Arabic ones.
 
@@ -396,15 +406,17 @@ def convert_chinese(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     >>> convert_chinese("三分之二 百分之五十 负三点五 两千零五 二又二分之一")
     '2/3 50% -3.5 2005 5/2'
     """
-    if not any(c in CN_NUMERAL_CHARS for c in text):
+    if compile_pattern(_CN_ANY).search(text) is None:  # one C-level scan, not a Python loop
         return text
     # A conversion can free a neighbour (百分之万负两: 负两 touched 万, now it touches %), so
     # repeat until settled; every round that changes the text removes Chinese numerals.
-    while True:
-        converted = compile_pattern(_CN_RUN).sub(_convert_cn_match, text, timeout=timeout)
+    for _ in range(MAX_ROUNDS):  # each round is linear; real text settles in one or two
+        converted = compile_pattern(_CN_RUN).sub(_convert_cn_match, text)
         if converted == text:
             return text
         text = converted
+        check_budget()
+    raise RejectText(st.ERROR, f"Chinese numeral conversions did not settle in {MAX_ROUNDS} rounds")
 
 
 # --------------------------------------------------------------------------- whole strings
@@ -455,7 +467,7 @@ def to_fraction(
         return None
     if any(c in CN_NUMERAL_CHARS for c in s):
         s = convert_chinese(s, timeout=timeout).strip()
-    frac = compile_pattern(_FRAC_WHOLE).fullmatch(s, timeout=timeout)
+    frac = compile_pattern(_FRAC_WHOLE).fullmatch(s)
     if frac is not None:
         a = Fraction(frac.group("a") or frac.group("a1"))
         b = Fraction(frac.group("b") or frac.group("b1"))
@@ -463,7 +475,7 @@ def to_fraction(
             return None
         value = a / b
         return -value if frac.group("sign") in ("-", "\u2212") else value
-    m = compile_pattern(_plain_full(thousands, decimal_comma)).fullmatch(s, timeout=timeout)
+    m = compile_pattern(_plain_full(thousands, decimal_comma)).fullmatch(s)
     if m is None:
         return None
     number = token_value(m)

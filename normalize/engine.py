@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from normalize import status as st
+from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, check_budget, row_budget
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, STAGES, Params, RuleDef
 
@@ -157,12 +158,16 @@ def run_chain(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
+    budget: float | None = DEFAULT_ROW_BUDGET,
 ) -> ChainOutcome:
     """Apply every rule of ``chain`` in order; record each one that changed the text.
 
-    ``None`` stays ``None`` (status ``no_output``).  A rule that raises, or whose regex times
-    out, gives status ``error`` naming the rule; a rule that rejects the text (e.g. JSON that
-    fails its schema) gives the status it chose.  Nothing here raises on bad text.
+    ``None`` stays ``None`` (status ``no_output``).  A rule that raises, or whose user-supplied
+    regex times out (``timeout`` seconds per call), gives status ``error`` naming the rule; a
+    rule that rejects the text (e.g. JSON that fails its schema) gives the status it chose.  The
+    whole chain runs under ``budget`` seconds of CPU time (:mod:`normalize._budget`), checked
+    between rules and inside the long loops of rules; past it the row gets ``error`` naming
+    the rule that was running.  Nothing here raises on bad text.
     """
     if raw is None:
         return ChainOutcome(None, None, st.NO_OUTPUT, "the model produced no output", ())
@@ -179,11 +184,19 @@ def run_chain(
             f"input is {size} bytes, over the limit of {max_input_bytes} bytes (max_input_bytes)",
             (),
         )
+    with row_budget(budget):
+        return _run_specs(chain, raw, timeout)
+
+
+def _run_specs(chain: Chain, raw: str, timeout: float) -> ChainOutcome:
     text = raw
     trace: list[TraceStep] = []
     for index, spec in enumerate(chain.specs):
         try:
             after = spec.apply(text, timeout=timeout)
+            check_budget()
+        except BudgetExceeded as exceeded:
+            return ChainOutcome(raw, text, st.ERROR, f"{spec.name}: {exceeded}", tuple(trace))
         except RejectText as rejected:
             return ChainOutcome(raw, text, rejected.status, f"{spec.name}: {rejected.reason}", tuple(trace))
         except TimeoutError:

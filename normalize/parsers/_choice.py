@@ -249,8 +249,8 @@ def prepare_text(text: str, *, timeout: float) -> str:
     '\\\\boxed{C}'
     """
     folded = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded, timeout=timeout)
-    return compile_pattern(_DECORATION).sub("", unwrapped, timeout=timeout)
+    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded)
+    return compile_pattern(_DECORATION).sub("", unwrapped)
 
 
 def normalize_option(text: str, *, timeout: float) -> str:
@@ -272,12 +272,12 @@ def _marker_statements(
 ) -> list[_Statement]:
     found: dict[int, _Statement] = {}
     for pattern in _MARKERS:
-        for marker in compile_pattern(pattern).finditer(text, timeout=timeout):
+        for marker in compile_pattern(pattern).finditer(text):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
     for suffix in _BEFORE_MARKERS:
-        for match in compile_pattern(_BEFORE_LETTER + suffix).finditer(text, timeout=timeout):
+        for match in compile_pattern(_BEFORE_LETTER + suffix).finditer(text):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
                 found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
@@ -287,7 +287,7 @@ def _marker_statements(
 def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
     found: dict[int, _Statement] = {}
     for pattern in _WEAK:
-        for match in compile_pattern(pattern).finditer(text, timeout=timeout):
+        for match in compile_pattern(pattern).finditer(text):
             groups = match.groupdict()
             key = "letter" if groups.get("letter") else "letter2"
             suffix = "" if key == "letter" else "2"
@@ -296,7 +296,7 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
             at = match.start(key)
             found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
     for pattern in _WEAK_MARKERS:
-        for marker in compile_pattern(pattern).finditer(text, timeout=timeout):
+        for marker in compile_pattern(pattern).finditer(text):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
@@ -304,16 +304,16 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
 
 
 def _whole_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
-    lone = compile_pattern(_LONE).match(text, timeout=timeout)
+    lone = compile_pattern(_LONE).match(text)
     if lone is not None:
         return [_Statement(lone.start("l"), frozenset({LETTERS.index(lone["l"].upper())}))]
-    start = compile_pattern(_START).match(text, timeout=timeout)
+    start = compile_pattern(_START).match(text)
     if start is not None:
         group = "b" if start["b"] else "l"
         letters = {LETTERS.index(start[group])}
         letters |= _continuation(text, start.end(), count, timeout)
         return [_Statement(start.start(group), frozenset(letters))]
-    run = compile_pattern(r"\A[\s\"'(\[]*(?P<run>[A-Z]{2,26})[\s\"')\].。]*\Z").match(text, timeout=timeout)
+    run = compile_pattern(r"\A[\s\"'(\[]*(?P<run>[A-Z]{2,26})[\s\"')\].。]*\Z").match(text)
     if run is not None and (letters_run := _letter_run(run["run"], count)):
         return [_Statement(run.start("run"), letters_run)]
     if options:
@@ -349,12 +349,12 @@ def _statement_at(
     text: str, pos: int, count: int, options: tuple[str, ...], timeout: float
 ) -> _Statement | None:
     """The statement that starts at ``pos`` (just after a marker): letters, or an option text."""
-    if compile_pattern(r"[ \t]*(?i:not|n't)\b|[ \t]*(?:不是|并非)").match(text, pos, timeout=timeout):
+    if compile_pattern(r"[ \t]*(?i:not|n't)\b|[ \t]*(?:不是|并非)").match(text, pos):
         return None
     token = _read_token(text, pos, count, timeout, strict_follow=False)
     if token is not None:
         letters, at, end = token
-        word_follows = compile_pattern(r"[ \t]+[A-Za-z]").match(text, end, timeout=timeout)
+        word_follows = compile_pattern(r"[ \t]+[A-Za-z]").match(text, end)
         if options and word_follows and len(letters) == 1:
             by_text = _text_statement(text, at, options, timeout)
             if by_text is not None and len(by_text.letters) == 1:
@@ -369,7 +369,7 @@ def _read_token(
     text: str, pos: int, count: int, timeout: float, *, strict_follow: bool
 ) -> tuple[frozenset[int], int, int] | None:
     """Letters of the token at ``pos``, where they start, where the token ends; else None."""
-    match = compile_pattern(_TOKEN).match(text, pos, timeout=timeout)
+    match = compile_pattern(_TOKEN).match(text, pos)
     if match is None:
         return None
     opening, letters, closing = match["open"], match["letters"], match["close"]
@@ -384,11 +384,11 @@ def _read_token(
         return (run, match.start("letters"), end) if run else None
     if not bracketed:
         follow_end = match.end("letters")
-        if letters.islower() and not compile_pattern(_LOWER_FOLLOW).match(text, follow_end, timeout=timeout):
+        if letters.islower() and not compile_pattern(_LOWER_FOLLOW).match(text, follow_end):
             return None
-        if letters == "I" and compile_pattern(_PRONOUN_FOLLOW).match(text, follow_end, timeout=timeout):
+        if letters == "I" and compile_pattern(_PRONOUN_FOLLOW).match(text, follow_end):
             return None
-        if strict_follow and not compile_pattern(_LIST_FOLLOW).match(text, end, timeout=timeout):
+        if strict_follow and not compile_pattern(_LIST_FOLLOW).match(text, end):
             return None
     return frozenset({LETTERS.index(letters.upper())}), match.start("letters"), end
 
@@ -397,17 +397,17 @@ def _continuation(text: str, pos: int, count: int, timeout: float) -> frozenset[
     """Further letters joined to a statement (``or B``, ``, C``, ``和D``); negated ones skipped."""
     letters: set[int] = set()
     while True:
-        negation = compile_pattern(_NEGATION).match(text, pos, timeout=timeout)
+        negation = compile_pattern(_NEGATION).match(text, pos)
         if negation is not None:
             token = _read_token(text, negation.end(), count, timeout, strict_follow=False)
             if token is None:
                 break
             pos = token[2]
             continue
-        joined = compile_pattern(_CONJUNCTION).match(text, pos, timeout=timeout)
+        joined = compile_pattern(_CONJUNCTION).match(text, pos)
         strict = False
         if joined is None:
-            joined = compile_pattern(_COMMA).match(text, pos, timeout=timeout)
+            joined = compile_pattern(_COMMA).match(text, pos)
             strict = True
         if joined is None:
             break
@@ -431,7 +431,7 @@ def _text_statement(text: str, pos: int, options: tuple[str, ...], timeout: floa
     line = text[pos : min(len(text), horizon) if line_end < 0 else line_end]
     lead = len(line) - len(line.lstrip())
     folded = _fold_span(line[lead:])
-    cut = compile_pattern(_CLAUSE_END).search(folded, timeout=timeout)
+    cut = compile_pattern(_CLAUSE_END).search(folded)
     clause_end = len(folded) if cut is None else cut.start()
     spans: dict[int, tuple[int, int]] = {}
     for index, option in enumerate(options):
@@ -460,7 +460,7 @@ def _fold_span(span: str) -> str:
 def _stated_in(folded: str, option: str, clause_end: int, timeout: float) -> tuple[int, int] | None:
     """Where ``option`` first occurs as whole words in the clause, not negated; else None."""
     pattern = compile_pattern(r"\s+".join(regex.escape(word) for word in option.split(" ")))
-    for match in pattern.finditer(folded, timeout=timeout):
+    for match in pattern.finditer(folded):
         start, end = match.span()
         if start >= clause_end:
             return None
@@ -468,7 +468,7 @@ def _stated_in(folded: str, option: str, clause_end: int, timeout: float) -> tup
             continue
         if end < len(folded) and _is_word_char(folded[end]) and _is_word_char(folded[end - 1]):
             continue
-        if compile_pattern(_NEGATED_BEFORE).search(folded, 0, start, timeout=timeout):
+        if compile_pattern(_NEGATED_BEFORE).search(folded, 0, start):
             continue
         return start, end
     return None

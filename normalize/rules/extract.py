@@ -20,12 +20,14 @@ import bisect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 import regex
 from pydantic import field_validator
 
-from normalize._regex import compile_pattern
+from normalize._budget import check_budget
+from normalize._regex import UserPattern, compile_pattern, user_pattern
 from normalize.registry import (
     ALL_TYPES,
     DEFAULT_TIMEOUT,
@@ -68,10 +70,10 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     >>> remove_think_blocks("no reasoning here ")
     'no reasoning here '
     """
-    tags = list(compile_pattern(_THINK_TAG, regex.IGNORECASE).finditer(text, timeout=timeout))
+    tags = list(compile_pattern(_THINK_TAG, regex.IGNORECASE).finditer(text))
     if not tags:
         return text
-    fences = [fence for fence in find_fences(text, timeout=timeout) if fence.closed]
+    fences = [fence for fence in find_fences(text) if fence.closed]
     starts = [fence.start for fence in fences]
     kept: list[tuple[int, int]] = []  # spans of text outside every block
     pos = 0  # where the current stretch of kept text began
@@ -217,16 +219,18 @@ _BLANK_LINE = r"\n[^\S\n]*\n"
 _EMPHASIS_BEFORE = r"(\*{1,3}|_{1,3})[^*_\n]{0,24}\Z"
 
 
-def _guarded(pattern: str) -> regex.Pattern[str]:
+def _guarded_source(pattern: str) -> str:
     """``pattern`` that neither starts nor ends inside a Latin word ("reanswer:", "answers").
 
     Only Latin letters count as word characters here: Chinese has no word boundaries, so
     ``答案是`` still matches inside ``因此答案是``.
     """
-    return compile_pattern(
-        rf"(?<!\p{{Latin}})(?:{pattern})(?:(?<=\p{{Latin}})(?!\p{{Latin}})|(?<!\p{{Latin}}))",
-        _MARKER_FLAGS,
-    )
+    return rf"(?<!\p{{Latin}})(?:{pattern})(?:(?<=\p{{Latin}})(?!\p{{Latin}})|(?<!\p{{Latin}}))"
+
+
+def _guarded(pattern: str) -> regex.Pattern[str]:
+    """:func:`_guarded_source`, compiled: raises ``ValueError`` naming a pattern that does not compile."""
+    return compile_pattern(_guarded_source(pattern), _MARKER_FLAGS)
 
 
 @rule(
@@ -267,14 +271,20 @@ def extract_answer_marker(
             "extract_answer_marker has no marker tiers: pass tiers, or load it from a pack so "
             "they are resolved from the language overlays"
         )
+    fences: list[Fence] | None = None
     for tier in params.tiers:
+        if _tier_pattern(tier, timeout).search(text) is None:
+            continue  # one scan says no marker of this tier is anywhere: skip its patterns
         matches: list[regex.Match[str]] = []
         for pattern in tier:
-            matches.extend(_guarded(pattern).finditer(text, timeout=timeout))
-        matches = _outside_code(text, matches, timeout=timeout)
+            matches.extend(user_pattern(_guarded_source(pattern), _MARKER_FLAGS, timeout=timeout).finditer(text))
+        if fences is None:
+            fences = _closed_and_open_fences(text)
+        matches = _outside_fences(matches, fences)
         matches.sort(key=lambda m: (m.end(), m.start()))
         for index in range(len(matches) - 1, -1, -1):
-            begin, end = _answer_span(text, matches[index], timeout=timeout)
+            check_budget()
+            begin, end = _answer_span(text, matches[index])
             if begin == end:
                 continue
             if params.conflict == "keep" and index > 0:
@@ -285,31 +295,56 @@ def extract_answer_marker(
     return text
 
 
-def _outside_code(text: str, matches: list[regex.Match[str]], *, timeout: float) -> list[regex.Match[str]]:
+@lru_cache(maxsize=256)
+def _tier_pattern(tier: tuple[str, ...], timeout: float) -> UserPattern:
+    """All of a tier's guarded markers as one alternation: it matches somewhere iff one of them does."""
+    return user_pattern("|".join(f"(?:{_guarded_source(p)})" for p in tier), _MARKER_FLAGS, timeout=timeout)
+
+
+def _closed_and_open_fences(text: str) -> list[Fence]:
+    if "```" not in text and "~~~" not in text:
+        return []
+    return find_fences(text)
+
+
+def _outside_fences(matches: list[regex.Match[str]], fences: Sequence[Fence]) -> list[regex.Match[str]]:
+    """``matches`` that do not start inside one of ``fences`` (ordered, disjoint): a binary
+    search per match, O(m log f)."""
+    if not matches or not fences:
+        return matches
+    starts = [f.start for f in fences]
+    kept = []
+    for m in matches:
+        index = bisect.bisect_right(starts, m.start()) - 1
+        if index < 0 or m.start() >= fences[index].end:
+            kept.append(m)
+    return kept
+
+
+def _outside_code(text: str, matches: list[regex.Match[str]]) -> list[regex.Match[str]]:
     """``matches`` that do not start inside a fenced code block: a marker or a box written
     in code (a comment, a string) is not the model stating its answer."""
-    if not matches or ("```" not in text and "~~~" not in text):
+    if not matches:
         return matches
-    fences = find_fences(text, timeout=timeout)
-    return [m for m in matches if not any(f.start <= m.start() < f.end for f in fences)]
+    return _outside_fences(matches, _closed_and_open_fences(text))
 
 
-def _skip_decoration(text: str, pos: int, *, timeout: float) -> int:
-    found = compile_pattern(_DECORATION).match(text, pos, timeout=timeout)
+def _skip_decoration(text: str, pos: int) -> int:
+    found = compile_pattern(_DECORATION).match(text, pos)
     return found.end() if found is not None else pos
 
 
-def _answer_span(text: str, match: regex.Match[str], *, timeout: float) -> tuple[int, int]:
+def _answer_span(text: str, match: regex.Match[str]) -> tuple[int, int]:
     """Where the answer after ``match`` lies: to the first blank line, stripped, with the
     emphasis that wraps the marker (``**Answer:** B``, ``**Answer: B**``) left out."""
     emphasis = compile_pattern(_EMPHASIS_BEFORE).search(
-        text, max(0, match.start() - 32), match.start(), timeout=timeout
+        text, max(0, match.start() - 32), match.start()
     )
     run = emphasis[1] if emphasis is not None else ""
-    begin = _skip_decoration(text, match.end(), timeout=timeout)
+    begin = _skip_decoration(text, match.end())
     if run and text.startswith(run, begin):  # the marker's own bold closes: **Answer:** B
-        begin = _skip_decoration(text, begin + len(run), timeout=timeout)
-    blank = compile_pattern(_BLANK_LINE).search(text, begin, timeout=timeout)
+        begin = _skip_decoration(text, begin + len(run))
+    blank = compile_pattern(_BLANK_LINE).search(text, begin)
     end = blank.start() if blank is not None else len(text)
     while end > begin and text[end - 1].isspace():
         end -= 1
@@ -357,7 +392,7 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
     >>> extract_boxed("\\boxed{7}\n```latex\n\\boxed{x}\n```")
     '7'
     """
-    boxes = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)), timeout=timeout)
+    boxes = _outside_code(text, list(compile_pattern(_BOX).finditer(text)))
     if not boxes:
         return text
     if params.conflict == "keep":
@@ -367,18 +402,18 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
         for box in boxes:
             if box.start() < reach:
                 continue  # inside an earlier box
-            span = _box_span(text, box, pairs.get, timeout=timeout)
+            span = _box_span(text, box, pairs.get)
             if span is not None:
                 contents.add(text[span[0] : span[1]].strip())
                 reach = span[1]
         if len(contents) > 1:
             return text
-    span = _box_span(text, boxes[-1], _brace_pairs(text).get, timeout=timeout)
+    span = _box_span(text, boxes[-1], lambda at: _closing_brace(text, at))
     return text[span[0] : span[1]].strip() if span is not None else text
 
 
 def _box_span(
-    text: str, box: regex.Match[str], closer: Callable[[int], int | None], *, timeout: float
+    text: str, box: regex.Match[str], closer: Callable[[int], int | None]
 ) -> tuple[int, int] | None:
     """The content span of the box that ``box`` opens, or ``None`` if it is not closed."""
     pos = box.end()
@@ -391,8 +426,36 @@ def _box_span(
         return (pos + 1, end) if end is not None else None
     if pos == box.end():  # neither "{" nor a space: \boxedx is not a box
         return None
-    token = compile_pattern(r"[^\s$]+").match(text, pos, timeout=timeout)
+    token = compile_pattern(r"[^\s$]+").match(text, pos)
     return (pos, token.end()) if token is not None else None
+
+
+_BRACE_OR_ESCAPE: Final = r"[\\{}]"
+
+
+def _closing_brace(text: str, pos: int) -> int | None:
+    """The index of the ``}`` that closes the ``{`` at ``pos`` (not itself escaped), or ``None``.
+
+    Reads only from ``pos`` to the closer, jumping from brace to brace: the same pairs as
+    :func:`_brace_pairs` (a backslash escapes the next character), without walking the text
+    before the box character by character.  O(distance to the closer).
+    """
+    depth = 0
+    skip = -1
+    for match in compile_pattern(_BRACE_OR_ESCAPE).finditer(text, pos):
+        at = match.start()
+        if at == skip:
+            continue
+        char = text[at]
+        if char == "\\":
+            skip = at + 1
+        elif char == "{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return at
+    return None
 
 
 def _brace_pairs(text: str) -> dict[int, int]:
@@ -497,7 +560,7 @@ def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: flo
     >>> extract_json_block("no json [here]")
     'no json [here]'
     """
-    fences = find_fences(text, timeout=timeout)
+    fences = find_fences(text)
     regions: list[tuple[int, int]] = []
     tagged = next((f for f in fences if f.lang == "json"), None)
     if tagged is not None:
@@ -507,14 +570,14 @@ def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: flo
             regions.append((fence.content_start, fence.content_end))
     regions.append((0, len(text)))
     for start, end in regions:
-        span = _first_json_span(text, start, end, timeout=timeout)
+        span = _first_json_span(text, start, end)
         if span is not None:
             return text[span.start : span.end]
     return text
 
 
-def _first_json_span(text: str, start: int, end: int, *, timeout: float) -> _Span | None:
-    spans = _balanced_spans(text, start, end, timeout=timeout)
+def _first_json_span(text: str, start: int, end: int) -> _Span | None:
+    spans = _balanced_spans(text, start, end)
     if not spans:
         return None
     decoder = json.JSONDecoder(strict=False)
@@ -535,12 +598,12 @@ def _first_json_span(text: str, start: int, end: int, *, timeout: float) -> _Spa
             return span
     looks_like_json = compile_pattern(_JSON_START)
     for span in spans:
-        if looks_like_json.match(text, span.start + 1, span.end, timeout=timeout):
+        if looks_like_json.match(text, span.start + 1, span.end):
             return span
     return None
 
 
-def _balanced_spans(text: str, start: int, end: int, *, timeout: float) -> list[_Span]:
+def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
     """Every balanced ``{…}``/``[…]`` in ``text[start:end]``, ordered by start (outer first).
 
     One pass with an explicit stack (no recursion).  A closer that does not match the top
@@ -552,7 +615,7 @@ def _balanced_spans(text: str, start: int, end: int, *, timeout: float) -> list[
     spans: list[_Span] = []
     quote = ""  # the quote character of the string we are in, if any
     skip = -1  # position of a character escaped by a backslash inside a string
-    for match in compile_pattern(_JSON_SPECIAL).finditer(text, start, end, timeout=timeout):
+    for match in compile_pattern(_JSON_SPECIAL).finditer(text, start, end):
         pos = match.start()
         char = text[pos]
         if quote:
@@ -633,7 +696,7 @@ def extract_code_block(
     >>> extract_code_block("```sh\\npip install x\\n```\\n```py\\nx = 1\\n```", CodeBlockParams(which="first", languages=("py",)))
     'x = 1'
     """
-    fences = find_fences(text, timeout=timeout)
+    fences = find_fences(text)
     if not fences:
         return text
     preferred = [f for f in fences if f.lang in params.languages]

@@ -24,6 +24,8 @@ from typing import Final, Literal
 import regex
 from pydantic import field_validator, model_validator
 
+from normalize import status as st
+from normalize._budget import MAX_ROUNDS, check_budget
 from normalize._numbers import (
     CN_NUMERAL_CHARS,
     CN_PLAIN_DIGITS,
@@ -37,6 +39,7 @@ from normalize._numbers import (
     token_value,
 )
 from normalize._regex import compile_pattern
+from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, StrTuple, rule
 
 # --------------------------------------------------------------------------- canonicalize_numbers
@@ -135,18 +138,24 @@ def canonicalize_numbers(
         return prefix + _write_percent(value, params.percent, written)
 
     def rewrite_all(text: str) -> str:
-        text = compile_pattern(_UNICODE_MINUS).sub("-", text, timeout=timeout)
-        return pattern.sub(rewrite, text, timeout=timeout)
+        text = compile_pattern(_UNICODE_MINUS).sub("-", text)
+        return pattern.sub(rewrite, text)
 
     text = rewrite_all(text)
     # 百分之… rewritten can touch a number (".百分之5" → ".5"): repeat until settled.  Each
     # round that changes the text removes a 百分之, so this ends.
+    # At most MAX_ROUNDS rounds (linear: each round is); a chain of conversions longer than
+    # that is adversarial and gets status error.
+    rounds = 0
     while params.percent != "keep" and "百分之" in text:
         rewritten = compile_pattern(_CN_PERCENT).sub(
-            lambda m: _rewrite_cn_percent(m, params.percent, timeout=timeout), text, timeout=timeout
+            lambda m: _rewrite_cn_percent(m, params.percent, timeout=timeout), text
         )
         if rewritten == text:
             break
+        rounds += 1
+        if rounds > MAX_ROUNDS:
+            raise RejectText(st.ERROR, f"百分之 conversions did not settle in {MAX_ROUNDS} rounds")
         text = rewrite_all(rewritten)
     return text
 
@@ -223,7 +232,8 @@ def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     ``\\text``/``\\textbf``/``\\mathrm``/``\\mathbf``/``\\mbox``… are unwrapped; ``\\left``/``\\right``
     go and their brackets stay; ``\\,`` and ``\\!`` between digits go (``1\\,000``, ``1,\\!000``);
     ``1{,}000``→``1,000``; ``^\\circ`` is dropped.  No algebra: ``\\sqrt{2}`` stays.  Runs to a
-    fixed point, so nested wrappers settle in one call.
+    fixed point, so nested wrappers settle in one call: at most ``MAX_ROUNDS`` (16) linear
+    rounds, O(n); wrappers nested deeper than that reject the row with status ``error``.
 
     >>> simplify_latex_numbers(r"\\dfrac{3}{4}, \\frac12, 50\\%, \\$1,\\!000, 1\\,000, 30^{\\circ}, \\text{5 cm}")
     '3/4, 1/2, 50%, 1,000, 1000, 30, 5 cm'
@@ -232,14 +242,15 @@ def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     """
     if "\\" not in text and "{,}" not in text:
         return text
-    for _ in range(len(text) + 1):  # every step shortens the text, so this ends
+    for _ in range(MAX_ROUNDS):  # each round is linear; real LaTeX settles in two or three
         before = text
         for pattern, replacement in _LATEX_STEPS:
-            text = compile_pattern(pattern).sub(replacement, text, timeout=timeout)
-        text = compile_pattern(_LATEX_FRAC).sub(_frac, text, timeout=timeout)
+            text = compile_pattern(pattern).sub(replacement, text)
+        text = compile_pattern(_LATEX_FRAC).sub(_frac, text)
         if text == before:
-            break
-    return text
+            return text
+        check_budget()
+    raise RejectText(st.ERROR, f"LaTeX wrappers nested too deep: not settled in {MAX_ROUNDS} rounds")
 
 
 # --------------------------------------------------------------------------- strip_units
@@ -338,7 +349,7 @@ def strip_units(text: str, params: StripUnitsParams = _UNITS_DEFAULTS, *, timeou
     >>> [strip_units(s) for s in ["$1,000", "15 cm", "15元", "-$5", "I paid $5", "50%", "15 apples"]]
     ['1,000', '15', '15', '-5', 'I paid $5', '50%', '15 apples']
     """
-    m = compile_pattern(_units_pattern(params.units)).fullmatch(text, timeout=timeout)
+    m = compile_pattern(_units_pattern(params.units)).fullmatch(text)
     if m is None or (m.group("pre") is None and m.group("suf") is None):
         return text
     if m.group("sign1") is not None and m.group("sign2") is not None:

@@ -37,7 +37,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from normalize import status as st
-from normalize._regex import compile_pattern
+from normalize._regex import compile_pattern, user_pattern
 from normalize.errors import RejectText
 from normalize.pack import canonical_json
 from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
@@ -97,11 +97,11 @@ class _LimitExceeded(RejectText):
 
 def _skeleton(text: str, *, timeout: float) -> str:
     """``text`` with every complete double-quoted string replaced by ``""``."""
-    return compile_pattern(_DQ_STRING, regex.DOTALL).sub('""', text, timeout=timeout)
+    return compile_pattern(_DQ_STRING, regex.DOTALL).sub('""', text)
 
 
 def _bracket_depth(skeleton: str, *, timeout: float) -> int:
-    brackets = compile_pattern(_NOT_BRACKET).sub("", skeleton, timeout=timeout)
+    brackets = compile_pattern(_NOT_BRACKET).sub("", skeleton)
     return max(0, max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0))
 
 
@@ -160,7 +160,7 @@ def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = D
     if depth > limits.max_depth:
         raise _LimitExceeded(f"JSON nests {depth} levels deep, over the limit of {limits.max_depth} (max_depth)")
     digits = compile_pattern(f"[0-9]{{{limits.max_number_digits + 1}}}")
-    if digits.search(skeleton, timeout=timeout) is not None:
+    if digits.search(skeleton) is not None:
         raise _LimitExceeded(
             f"a number has more than {limits.max_number_digits} digits in a row (max_number_digits)"
         )
@@ -369,7 +369,7 @@ def coerce_python_literals(
         literal = match.group(1)
         return _JSON_LITERAL[literal] if literal is not None else match.group(0)
 
-    scanned = compile_pattern(_PY_LITERAL, regex.DOTALL).sub(replace, text, timeout=timeout)
+    scanned = compile_pattern(_PY_LITERAL, regex.DOTALL).sub(replace, text)
     if not params.quoted:
         return scanned
     try:
@@ -459,9 +459,9 @@ def _coerce_string(value: str, schema: Mapping[str, Any], params: AlignSchemaPar
         return value
     if params.coerce_numbers and types & {"number", "integer"} and len(value) <= _MAX_COERCED_CHARS:
         stripped = value.strip()
-        if compile_pattern(_INTEGER).fullmatch(stripped, timeout=timeout) is not None:
+        if compile_pattern(_INTEGER).fullmatch(stripped) is not None:
             return int(stripped)
-        if "number" in types and compile_pattern(_NUMBER).fullmatch(stripped, timeout=timeout) is not None:
+        if "number" in types and compile_pattern(_NUMBER).fullmatch(stripped) is not None:
             number = float(stripped)
             if math.isfinite(number):
                 return number
@@ -527,7 +527,7 @@ class _Aligner:
         return [
             sub
             for pattern, sub in patterns.items()
-            if compile_pattern(pattern).search(key, timeout=self.timeout) is not None
+            if user_pattern(pattern, timeout=self.timeout).search(key) is not None
         ]
 
     def _align_object(self, value: dict[str, Any], schema: Mapping[str, Any], resolver: _Resolver) -> dict[str, Any]:
