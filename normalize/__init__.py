@@ -17,6 +17,8 @@ from normalize.errors import PackError, RejectText
 from normalize.pack import Pack, load_pack
 from normalize.registry import REGISTRY, Params, ParseContext, Parsed, parser, rule
 
+REGISTRY.check_embeds()
+
 __all__ = [
     "REGISTRY",
     "Chain",

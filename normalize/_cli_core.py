@@ -9,12 +9,9 @@ from collections import Counter
 from typing import Any
 
 from normalize._io import read_jsonl, write_jsonl
+from normalize.cli import add_pack_option
 from normalize.pack import Pack, load_pack
 from normalize.rows import normalize_rows
-
-
-def add_pack_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pack", metavar="FILE", help="a pack YAML file (default: the shipped packs)")
 
 
 def register(sub: Any) -> None:

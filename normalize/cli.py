@@ -1,16 +1,18 @@
-"""The ``normalize`` command line.  Exit codes: 0 ok, 1 findings, 2 usage or configuration error.
+"""The lower layer's half of the ``normalize`` command line: ``run``, ``explain``, ``hash``, ``check``.
 
-Each subcommand lives in a module that exposes ``register(subparsers)``; the module list below
-is the only place that names them.
+Exit codes: 0 ok, 1 findings, 2 usage or configuration error.  Each subcommand lives in a
+module that exposes ``register(subparsers)``; :data:`COMMANDS` lists this layer's.  The console
+command itself is mounted from the upper layer (:mod:`scoring.cli`), which adds the scoring
+commands to these: ``normalize`` never imports ``scoring``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from normalize.errors import PackError
 
@@ -18,13 +20,19 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
-#: Modules that add subcommands: each has ``register(subparsers) -> None`` and sets ``func``.
-SUBCOMMAND_MODULES = (
-    "normalize._cli_core",
-    "normalize._check",
-    "scoring._cli",
-    "scoring.lm._cli",
-)
+#: Adds subcommands to an ``argparse`` subparsers object; each subcommand sets ``func``.
+Register = Callable[[Any], None]
+
+
+def add_pack_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pack", metavar="FILE", help="a pack YAML file (default: the shipped packs)")
+
+
+def commands() -> tuple[Register, ...]:
+    """This layer's subcommands, in help order."""
+    from normalize import _check, _cli_core
+
+    return (_cli_core.register, _check.register)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,14 +42,15 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(registers: Sequence[Register] | None = None) -> argparse.ArgumentParser:
+    """The parser with ``registers``' subcommands (default: this layer's, :func:`commands`)."""
     from normalize._version import __version__
 
     top = _Parser(prog="normalize", description="Normalize, parse and score LLM evaluation outputs.")
     top.add_argument("--version", action="version", version=f"harness-normalize {__version__}")
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in SUBCOMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for register in commands() if registers is None else registers:
+        register(sub)
     return top
 
 
@@ -51,8 +60,9 @@ def use_color(stream: object = None) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, registers: Sequence[Register] | None = None) -> int:
+    """Run one command; ``registers`` as in :func:`build_parser`."""
+    parser = build_parser(registers)
     args = parser.parse_args(argv)
     try:
         code = int(args.func(args))

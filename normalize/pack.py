@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
+from normalize._json import canonical_json
 from normalize._version import __version__
 from normalize._yaml import Document, load_yaml
 from normalize.engine import (
@@ -265,15 +265,6 @@ class Pack:
     def alias_groups(self) -> tuple[tuple[str, ...], ...]:
         """Every alias group of every table, for matching (never for rewriting outputs)."""
         return tuple(group for _, groups in sorted(self.aliases.items()) for group in groups)
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, compact separators, UTF-8 kept: the form every hash is taken over.
-
-    >>> canonical_json({"b": 1, "a": "é"})
-    '{"a":"é","b":1}'
-    """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 # --------------------------------------------------------------------------- loading

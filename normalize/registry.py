@@ -120,6 +120,10 @@ class ParserDef(Generic[P]):
     params_model: type[P]
     fn: Callable[..., Parsed]
     doc: str
+    #: Rules whose logic the parser calls (through a shared leaf module), with the rule version
+    #: the parser was last released against; :meth:`Registry.check_embeds` fails when a rule's
+    #: version moved without the parser's, so the pack hash always sees the change.
+    embeds: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -145,6 +149,19 @@ class Registry:
 
     def parser(self, name: str) -> ParserDef[Any]:
         return self.parsers[name]
+
+    def check_embeds(self) -> None:
+        """Fail when a parser embeds a rule that is missing or at another version than declared."""
+        for definition in self.parsers.values():
+            for name, version in definition.embeds.items():
+                found = self.rules.get(name)
+                if found is None:
+                    raise RegistrationError(f"parser {definition.name!r} embeds unknown rule {name!r}")
+                if found.version != version:
+                    raise RegistrationError(
+                        f"parser {definition.name!r} embeds rule {name!r} v{version} but the rule is now "
+                        f"v{found.version}: bump the parser's version and its embeds entry together"
+                    )
 
     def iter_rules(self) -> Iterator[RuleDef[Any]]:
         """Every rule, in stage order then by name."""
@@ -210,8 +227,14 @@ def rule(
 G = TypeVar("G", bound=Callable[..., Parsed])
 
 
-def parser(name: str, *, version: int, params: type[Params] = NoParams) -> Callable[[G], G]:
-    """Register a strict parser ``fn(text, params, ctx) -> Parsed``."""
+def parser(
+    name: str, *, version: int, params: type[Params] = NoParams, embeds: Mapping[str, int] | None = None
+) -> Callable[[G], G]:
+    """Register a strict parser ``fn(text, params, ctx) -> Parsed``.
+
+    ``embeds`` names the rules (with their versions) whose logic the parser runs itself, so that
+    a rule's version bump forces the parser's (checked by :meth:`Registry.check_embeds`).
+    """
     _validate_declaration(name, version, TASK_TYPES)
 
     def decorate(fn: G) -> G:
@@ -222,6 +245,7 @@ def parser(name: str, *, version: int, params: type[Params] = NoParams) -> Calla
                 params_model=params,
                 fn=fn,
                 doc=(fn.__doc__ or "").strip(),
+                embeds=dict(embeds or {}),
             )
         )
         return fn

@@ -12,9 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize._cli_core import add_pack_option
-from normalize._io import read_jsonl, write_jsonl
-from normalize.cli import EXIT_FINDINGS, EXIT_OK, use_color
+from normalize.cli import EXIT_FINDINGS, EXIT_OK, add_pack_option, use_color
+from normalize.jsonl import read_jsonl, write_jsonl
 from normalize.pack import Pack, canonical_json, load_pack
 from normalize.rows import normalize_rows
 from scoring._items import item_from_row, run_label, task_name

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from normalize import load_pack
-from normalize.cli import main
+from scoring.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from normalize.cli import main
 from normalize.pack import load_pack
 from scoring._cli import mark_differences
 from scoring._items import Item
+from scoring.cli import main
 from scoring.report import build_report, render
 
 PACK = """\
