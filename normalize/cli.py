@@ -30,9 +30,9 @@ def add_pack_option(parser: argparse.ArgumentParser) -> None:
 
 def commands() -> tuple[Register, ...]:
     """This layer's subcommands, in help order."""
-    from normalize import _check, _cli_core
+    from normalize import _cli_check, _cli_core
 
-    return (_cli_core.register, _check.register)
+    return (_cli_core.register, _cli_check.register)
 
 
 class _Parser(argparse.ArgumentParser):

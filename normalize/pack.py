@@ -28,6 +28,7 @@ from normalize.engine import (
     Result,
     RuleSpec,
     TraceStep,
+    build_spec,
     check_stage_order,
     replay,
     run_chain,
@@ -130,6 +131,8 @@ class Pack:
     scoring: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
     check_config: Mapping[str, Any] = field(default_factory=dict)
+    #: What rules' ``resolve`` hooks read (languages, schemas, aliases), as resolved at load time.
+    resources: Mapping[str, Any] = field(default_factory=dict)
 
     # ---- identity
 
@@ -423,6 +426,7 @@ def _resolve(docs: list[Document]) -> Pack:
         scoring={k: dict(v) for k, v in model.scoring.items()},
         sources=tuple(d.file for d in docs),
         check_config=dict(model.check),
+        resources=resources,
     )
 
 
@@ -445,17 +449,14 @@ def _suggest(name: str, known: Iterable[str]) -> str:
 
 def _resolve_rule(item: str | _RuleEntry, path: tuple[Any, ...], resources: Mapping[str, Any], fail: Any) -> RuleSpec:
     entry = _RuleEntry(rule=item) if isinstance(item, str) else item
-    try:
-        definition = REGISTRY.rule(entry.rule)
-    except KeyError:
-        raise fail(path, f"unknown rule {entry.rule!r}{_suggest(entry.rule, REGISTRY.rules)}") from None
+    definition = REGISTRY.rules.get(entry.rule)
+    if definition is None:
+        raise fail(path, f"unknown rule {entry.rule!r}{_suggest(entry.rule, REGISTRY.rules)}")
     if entry.version is not None and entry.version != definition.version:
         raise fail(path, f"rule {entry.rule!r} is pinned to version {entry.version}, "
                          f"but this library has version {definition.version}")
     try:
-        params = definition.params_model.model_validate(entry.params)
-        if definition.resolve is not None:
-            params = definition.resolve(params, resources)
+        return build_spec(entry.rule, entry.params, resources)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(err["loc"])
@@ -464,7 +465,6 @@ def _resolve_rule(item: str | _RuleEntry, path: tuple[Any, ...], resources: Mapp
                    + (f" (got {err['input']!r})" if "input" in err else "")) from None
     except (ValueError, KeyError) as exc:
         raise fail((*path, "params"), f"rule {entry.rule!r}: {exc}") from None
-    return RuleSpec(entry.rule, definition.version, params)
 
 
 def _resolve_parser(item: str | _ParserEntry, path: tuple[Any, ...], fail: Any) -> ParserSpec:

@@ -74,7 +74,7 @@ def test_normalize_never_imports_scoring() -> None:
 
 #: What a rule or parser must never reach: the layers above the registry.
 ABOVE_RULES = ("normalize.pack", "normalize._yaml", "normalize.engine", "normalize.rows", "normalize._io",
-               "normalize.jsonl", "normalize.cli", "normalize._cli_core", "normalize.check", "normalize._check")
+               "normalize.jsonl", "normalize.cli", "normalize._cli_core", "normalize.check", "normalize._cli_check")
 
 
 @pytest.mark.parametrize("name", [n for n in ALL if n.startswith(("normalize.rules", "normalize.parsers"))])
