@@ -15,7 +15,6 @@ from normalize.check.findings import (
     CHECKS,
     DEFAULT_SAFETY_BUDGET,
     DEFAULT_SAFETY_TIMEOUT,
-    CheckConfigError,
     Finding,
     build_spec,
     compute_baseline,
@@ -31,6 +30,7 @@ from normalize.check.samples import (
 )
 from normalize.check.update import apply_update, plan_update
 from normalize.cli import add_pack_option, use_color
+from normalize.errors import CheckConfigError
 from normalize.pack import Pack, load_pack
 from normalize.registry import REGISTRY
 

@@ -36,6 +36,14 @@ class PackError(NormalizeError, ValueError):
         return f"{where}{self.message}"
 
 
+class CheckConfigError(NormalizeError, ValueError):
+    """The pack's ``check`` section, a ``normalize check`` option or the golden samples are unusable."""
+
+
+class CheckSectionError(PackError, CheckConfigError):
+    """The pack's ``check:`` section is malformed (raised by ``load_pack``, with its location)."""
+
+
 class RegistrationError(NormalizeError):
     """A rule or parser was registered twice or with a bad declaration."""
 

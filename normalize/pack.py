@@ -33,8 +33,15 @@ from normalize.engine import (
     replay,
     run_chain,
 )
-from normalize.errors import PackError
-from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, TASK_TYPES, Params, ParseContext
+from normalize.errors import CheckSectionError, PackError
+from normalize.registry import (
+    DEFAULT_TIMEOUT,
+    REGISTRY,
+    TASK_TYPES,
+    Params,
+    ParseContext,
+    SectionError,
+)
 
 PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
@@ -416,6 +423,15 @@ def _resolve(docs: list[Document]) -> Pack:
             close = difflib.get_close_matches(type_name, list(task_types), n=1)
             raise fail(("tasks", task), f"task {task!r} maps to unknown task type {type_name!r}"
                        + (f"; did you mean {close[0]!r}?" if close else ""))
+    _validate_check_section(model.check, fail)
+    kinds = {**{t: t for t in task_types}, **model.tasks}
+    for section_name, validator in REGISTRY.sections.items():
+        value = merged.get(section_name)
+        if isinstance(value, dict) and value:
+            try:
+                validator(value, kinds)
+            except SectionError as exc:
+                raise fail((section_name, *exc.path), str(exc)) from None
     return Pack(
         name=model.name,
         settings=model.settings,
@@ -428,6 +444,48 @@ def _resolve(docs: list[Document]) -> Pack:
         check_config=dict(model.check),
         resources=resources,
     )
+
+
+def _validate_check_section(config: Mapping[str, Any], fail: Any) -> None:
+    """``check:`` holds ``reverse: accept:`` entries of reviewed out-of-scope effects."""
+
+    def bad(path: tuple[Any, ...], message: str) -> CheckSectionError:
+        err = fail(("check", *path), message)
+        return CheckSectionError(err.message, file=err.file, line=err.line, column=err.column)
+
+    unknown = set(config) - {"reverse"}
+    if unknown:
+        raise bad((sorted(unknown)[0],), f"pack check section: unknown keys {sorted(unknown)}; allowed: ['reverse']")
+    reverse = config.get("reverse", {})
+    if not isinstance(reverse, dict):
+        raise bad(("reverse",), f"pack check.reverse must be a mapping, got {reverse!r}")
+    unknown = set(reverse) - {"accept"}
+    if unknown:
+        raise bad(("reverse", sorted(unknown)[0]),
+                  f"pack check.reverse: unknown keys {sorted(unknown)}; allowed: ['accept']")
+    entries = reverse.get("accept", [])
+    if not isinstance(entries, list):
+        raise bad(("reverse", "accept"), f"pack check.reverse.accept must be a list, got {entries!r}")
+    seen: set[tuple[Any, Any]] = set()
+    for i, entry in enumerate(entries):
+        where = f"pack check.reverse.accept[{i}]"
+        path = ("reverse", "accept", i)
+        if not isinstance(entry, dict) or set(entry) != {"rule", "task_type", "reason"}:
+            raise bad(path, f"{where}: needs exactly rule, task_type and reason, got {entry!r}")
+        rule, task_type, reason = entry["rule"], entry["task_type"], entry["reason"]
+        if rule not in REGISTRY.rules:
+            raise bad((*path, "rule"), f"{where}: unknown rule {rule!r}{_suggest(str(rule), REGISTRY.rules)}")
+        if task_type not in TASK_TYPES:
+            raise bad((*path, "task_type"),
+                      f"{where}: unknown task type {task_type!r}; known: {', '.join(TASK_TYPES)}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise bad((*path, "reason"), f"{where}: reason must be a non-empty string")
+        if task_type in REGISTRY.rules[rule].scope:
+            raise bad((*path, "task_type"),
+                      f"{where}: {task_type} is in the scope of {rule}; only out-of-scope effects are accepted")
+        if (rule, task_type) in seen:
+            raise bad(path, f"{where}: {rule} on {task_type} is accepted twice")
+        seen.add((rule, task_type))
 
 
 def _path_keys(value: Any, path: tuple[Any, ...]) -> set[Any]:

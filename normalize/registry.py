@@ -126,6 +126,19 @@ class ParserDef(Generic[P]):
     embeds: Mapping[str, int] = field(default_factory=dict)
 
 
+class SectionError(ValueError):
+    """A pack section's validator found a bad value at ``path`` (keys inside the section)."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+#: Validates one pack section when the pack loads: ``fn(section, kinds)`` where ``kinds`` maps
+#: every task type and task of the pack to its task type; raises :class:`SectionError`.
+SectionValidator = Callable[[Mapping[str, Any], Mapping[str, str]], None]
+
+
 @dataclass
 class Registry:
     """Rules and parsers by name.  One instance, :data:`REGISTRY`, is filled when
@@ -133,6 +146,15 @@ class Registry:
 
     rules: dict[str, RuleDef[Any]] = field(default_factory=dict)
     parsers: dict[str, ParserDef[Any]] = field(default_factory=dict)
+    #: Validators of pack sections owned by an upper layer (``scoring:``, registered by
+    #: ``scoring.metrics`` from its metric registry), run by the pack loader.
+    sections: dict[str, SectionValidator] = field(default_factory=dict)
+
+    def add_section(self, name: str, validator: SectionValidator) -> None:
+        """Let the pack loader check section ``name`` with ``validator`` (idempotent per validator)."""
+        if self.sections.get(name, validator) is not validator:
+            raise RegistrationError(f"pack section {name!r} already has a validator")
+        self.sections[name] = validator
 
     def add_rule(self, definition: RuleDef[Any]) -> None:
         if definition.name in self.rules:

@@ -27,7 +27,6 @@ from normalize.check.findings import (
     DEFAULT_SAFETY_BUDGET,
     DEFAULT_SAFETY_TIMEOUT,
     Baseline,
-    CheckConfigError,
     Finding,
     build_spec,
     compute_baseline,
@@ -54,6 +53,7 @@ from normalize.check.safety import ADVERSARIAL, check_safety
 from normalize.check.samples import SamplesError, SampleSet, default_samples_dir, load_samples
 from normalize.check.update import UpdatePlan, apply_update, plan_update, sample_rules
 from normalize.check.version import check_version, diff_resolved, resolved_hash
+from normalize.errors import CheckConfigError
 from normalize.pack import Pack
 
 

@@ -17,6 +17,7 @@ from normalize.check.samples import (
 )
 from normalize.engine import RuleSpec, UnknownRule
 from normalize.engine import build_spec as engine_build_spec
+from normalize.errors import CheckConfigError
 from normalize.pack import Pack, ParserSpec
 from normalize.registry import REGISTRY
 
@@ -25,8 +26,6 @@ DEFAULT_SAFETY_TIMEOUT: Final = 0.2
 DEFAULT_SAFETY_BUDGET: Final = 2.0
 
 
-class CheckConfigError(ValueError):
-    """The pack's ``check`` section, a ``--rule``/``--params`` value or the samples are unusable."""
 
 
 @dataclass(frozen=True)

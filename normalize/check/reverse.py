@@ -10,7 +10,6 @@ from typing import Any
 
 from normalize.check.findings import (
     Baseline,
-    CheckConfigError,
     Finding,
     diff_observed,
     distinct_specs,
@@ -24,6 +23,7 @@ from normalize.check.samples import (
     SampleSet,
 )
 from normalize.engine import Chain, RuleFailure, RuleSpec, apply_rule
+from normalize.errors import CheckConfigError
 from normalize.pack import Pack, TaskType
 from normalize.registry import REGISTRY, STAGES, TASK_TYPES
 
