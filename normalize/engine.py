@@ -86,7 +86,7 @@ class RuleFailure:
 
     rule: str
     kind: FailureKind
-    status: str
+    status: st.Status
     detail: str
     error: str = ""  #: ``crash``: the exception's type name
 
@@ -179,7 +179,7 @@ class ChainOutcome:
 
     raw: str | None
     text: str | None
-    status: str
+    status: st.Status
     reason: str | None
     trace: tuple[TraceStep, ...]
 
@@ -193,7 +193,7 @@ class Result:
 
     raw: str | None
     text: str | None
-    status: str
+    status: st.Status
     reason: str | None
     trace: tuple[TraceStep, ...]
     task: str

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from normalize.status import Status
+
 
 class NormalizeError(Exception):
     """Base class of every error this library raises on purpose."""
@@ -54,7 +56,7 @@ class RejectText(NormalizeError):
     This is not a crash: the engine records ``status`` and ``reason`` on the result.
     """
 
-    def __init__(self, status: str, reason: str) -> None:
+    def __init__(self, status: Status, reason: str) -> None:
         self.status = status
         self.reason = reason
         super().__init__(f"{status}: {reason}")

@@ -196,14 +196,16 @@ class Pack:
         task: str,
         *,
         options: Sequence[str] | int | None = None,
+        task_type: str | None = None,
     ) -> Result:
-        """Normalize one output and parse it strictly.
+        """Normalize one output and parse it strictly (``task_type``: already resolved from ``task``).
 
         >>> r = load_pack().run("The answer is (B).", task="multiple_choice", options=4)
         >>> r.answer, r.status
         ('B', 'ok')
         """
-        task_type = self.task_type_of(task)
+        if task_type is None or task_type not in self.task_types:
+            task_type = self.task_type_of(task)
         t = self.task_types[task_type]
         outcome = run_chain(
             t.chain,
@@ -229,7 +231,7 @@ class Pack:
 
     def _parse(
         self, spec: ParserSpec, text: str, options: Sequence[str] | int | None
-    ) -> tuple[str, str | None, Any]:
+    ) -> tuple[st.Status, str | None, Any]:
         domain: tuple[str, ...] | int | None
         if options is None or isinstance(options, int):
             domain = options

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Final, Generic, Literal, Protocol, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from normalize.errors import RegistrationError
+from normalize.status import Status
 
 Stage = Literal["extract", "structure", "format", "semantic"]
 STAGES: Final[tuple[Stage, ...]] = ("extract", "structure", "format", "semantic")
@@ -99,7 +100,7 @@ class Parsed:
     """A parser's verdict: an answer with status ``ok``, or ``None`` with a status and reason."""
 
     answer: Any
-    status: str
+    status: Status
     reason: str | None = None
 
 

@@ -128,6 +128,7 @@ __all__ = [
     "read_targets",
     "score_answer",
     "score_detail",
+    "score_result",
     "score_row",
     "score_rows",
     "scoring_config",

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from normalize import Result
+from normalize import status as st
 from normalize.pack import Pack
+from normalize.row import Row
 from scoring._mathverify import MathVerifier
 from scoring.metrics._registry import (
     BAD_TARGET,
@@ -130,30 +134,47 @@ def _row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
         return None
 
 
-def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:
-    """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...).
+def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathVerifier | None = None) -> Score:
+    """Score one row from what the pack made of it: ``(Row, Result) -> Score``.
 
-    A row without a target is ``no_target``; a row whose task is unknown or whose line was
-    not JSON has no answer and is ``no_answer`` when it has a target.  A pack ``scoring:``
+    A row without a target is ``no_target``; ``result`` is ``None`` when the row's task is
+    unknown (or its line was not JSON): ``no_answer`` when it has a target.  A pack ``scoring:``
     error raises ``ValueError``; a target that cannot be read gives ``bad_target``.
     """
-    target = row.get("target")
-    kind = _row_task_type(pack, row)
-    if target is None:
+    if row.target is None:
         return Score(None, 0.0, "none", NO_TARGET, "the row has no target")
-    if kind is None:
+    if result is None:
         return Score(None, 0.0, "none", NO_ANSWER, "the row has no known task")
-    task = row.get("task")
-    config = scoring_config(pack, task if isinstance(task, str) else kind, kind)
-    answer = row.get("answer") if row.get("status", "ok") == "ok" else None
-    options = row.get("options", row.get("choices"))
-    if not (options is None or (isinstance(options, (list, int)) and not isinstance(options, bool))):
-        options = None
+    kind = result.task_type
+    config = scoring_config(pack, row.task if row.task is not None else kind, kind)
+    answer = result.answer if result.status == st.OK else None
     try:
-        golds = read_targets(config, target, row.get("aliases"), options)
+        golds = read_targets(config, row.target, row.aliases, row.options)
     except ValueError as exc:
         return Score(None, 0.0, config.metric, BAD_TARGET, str(exc))
     return compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+
+
+def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:
+    """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...):
+    the dict edge of :func:`score_result`, which it reads into a :class:`~normalize.row.Row` and a
+    :class:`~normalize.Result` (the row's ``task_type``, else its task's, decides the type)."""
+    kind = _row_task_type(pack, row)
+    typed = Row.from_mapping(row)
+    task = row.get("task")
+    result = None if kind is None else Result(
+        raw=None,
+        text=row.get("normalized"),
+        status=row.get("status", st.OK),
+        reason=row.get("reason"),
+        trace=(),
+        task=task if isinstance(task, str) else kind,
+        task_type=kind,
+        answer=row.get("answer"),
+    )
+    if result is not None and isinstance(task, str) and typed.task is None:
+        typed = replace(typed, task=task)  # an empty task name still picks its (empty) scoring entry
+    return score_result(pack, typed, result, verifier=verifier)
 
 
 def score_row(pack: Pack, row: Mapping[str, Any]) -> bool | None:
