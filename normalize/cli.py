@@ -1,6 +1,7 @@
 """The lower layer's half of the ``normalize`` command line: ``run``, ``explain``, ``hash``, ``check``.
 
-Exit codes: 0 ok, 1 findings, 2 usage or configuration error.  Each subcommand lives in a
+Exit codes: 0 ok, 1 findings, 2 usage or configuration error, 3 an unexpected exception (a bug:
+reported with its traceback, never as a usage error).  Each subcommand lives in a
 module that exposes ``register(subparsers)``; :data:`COMMANDS` lists this layer's.  The console
 command itself is mounted from the upper layer (:mod:`scoring.cli`), which adds the scoring
 commands to these: ``normalize`` never imports ``scoring``.
@@ -19,6 +20,7 @@ from normalize.errors import PackError
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+EXIT_BUG = 3
 
 #: Adds subcommands to an ``argparse`` subparsers object; each subcommand sets ``func``.
 Register = Callable[[Any], None]
@@ -55,9 +57,21 @@ def build_parser(registers: Sequence[Register] | None = None) -> argparse.Argume
 
 
 def use_color(stream: object = None) -> bool:
-    """Colours only on a terminal and never when ``NO_COLOR`` is set."""
+    """Colours on a terminal; ``NO_COLOR`` (when non-empty) turns them off, ``FORCE_COLOR``
+    (non-empty and not ``0``) turns them on anywhere.  ``NO_COLOR`` wins when both are set."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force and force != "0":
+        return True
     stream = stream if stream is not None else sys.stdout
-    return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def add_format_option(parser: argparse.ArgumentParser, *, help_json: str = "one JSON document") -> None:
+    """The ``--format text|json`` every result-printing command takes."""
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help=f"text for people (default) or json: {help_json}")
 
 
 def main(argv: Sequence[str] | None = None, registers: Sequence[Register] | None = None) -> int:
@@ -74,6 +88,13 @@ def main(argv: Sequence[str] | None = None, registers: Sequence[Register] | None
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except Exception:  # not the user's fault: say so, with what a bug report needs
+        import traceback
+
+        traceback.print_exc()
+        print("normalize: internal error: this is a bug in harness-normalize, not a usage error; "
+              "please report it with the traceback above", file=sys.stderr)
+        return EXIT_BUG
     return code
 
 
