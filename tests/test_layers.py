@@ -115,3 +115,12 @@ def test_a_parser_that_embeds_a_rule_moves_its_version_with_it() -> None:
     registry.add_parser(replace(REGISTRY.parser("number"), embeds={"simplify_latex_numbers": latex.version}))
     with pytest.raises(RegistrationError, match="bump the parser's version"):
         registry.check_embeds()
+
+
+def test_the_console_command_is_mounted_from_the_upper_layer() -> None:
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    module, _, function = scripts["normalize"].partition(":")
+    assert module.split(".")[0] == "scoring" and function == "main"
+    assert {"normalize.cli", "scoring._cli", "scoring.lm._cli"} <= edges(module)
