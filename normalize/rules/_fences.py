@@ -15,7 +15,6 @@ from functools import lru_cache
 import regex
 
 from normalize._budget import check_budget
-from normalize._regex import compile_pattern
 
 _OPEN = regex.compile(r"(?m)^(?P<indent>[ ]{0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
 

@@ -25,7 +25,8 @@ import regex
 from pydantic import field_validator, model_validator
 
 from normalize import status as st
-from normalize._budget import MAX_ROUNDS, check_budget
+from normalize._budget import MAX_ROUNDS
+from normalize._latex import unwrap_latex_numbers
 from normalize._numbers import (
     CN_NUMERAL_CHARS,
     CN_PLAIN_DIGITS,
@@ -144,8 +145,8 @@ def canonicalize_numbers(
     text = rewrite_all(text)
     # 百分之… rewritten can touch a number (".百分之5" → ".5"): repeat until settled.  Each
     # round that changes the text removes a 百分之, so this ends.
-    # At most MAX_ROUNDS rounds (linear: each round is); a chain of conversions longer than
-    # that is adversarial and gets status error.
+    # At most MAX_ROUNDS rounds, each linear: a chain of conversions longer than that is
+    # adversarial and gets status error.
     rounds = 0
     while params.percent != "keep" and "百分之" in text:
         rewritten = compile_pattern(_CN_PERCENT).sub(
@@ -196,32 +197,6 @@ def convert_chinese_numerals(text: str, params: NoParams = _NO_PARAMS, *, timeou
 
 # --------------------------------------------------------------------------- simplify_latex_numbers
 
-_NUM_ARG: Final = r"[+\-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
-_LATEX_FRAC: Final = (
-    r"(?<![0-9A-Za-z}^_/\\])\\[dt]?frac(?![A-Za-z])\s*"
-    rf"(?:\{{\s*(?P<a>{_NUM_ARG})\s*\}}|(?P<a1>[0-9]))\s*"
-    rf"(?:\{{\s*(?P<b>{_NUM_ARG})\s*\}}|(?P<b1>[0-9]))"
-    r"(?![0-9A-Za-z(\\^_{])"
-)
-_LATEX_STEPS: Final = (
-    (r"\\(?:text|textrm|textbf|textit|textnormal|mathrm|mathbf|mbox)\s*\{([^{}]*)\}", r"\1"),
-    (r"\\(?:left|right)(?=[()\[\]|]|\\[{}|])", ""),
-    (r"\\%", "%"),
-    (r"\\\$", ""),
-    (r"\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))", ""),
-    (r"(?<=[0-9])\\[,!](?=[0-9])", ""),
-    (r"(?<=[0-9],)\\!(?=[0-9])", ""),
-    (r"(?<=[0-9])\{,\}(?=[0-9]{3})", ","),
-)
-
-
-def _frac(m: regex.Match[str]) -> str:
-    a = m.group("a") or m.group("a1")
-    b = m.group("b") or m.group("b1")
-    negative = a.startswith("-") != b.startswith("-")
-    return ("-" if negative else "") + a.lstrip("+-") + "/" + b.lstrip("+-")
-
-
 @rule("simplify_latex_numbers", stage="semantic", version=1, scope=("math",))
 def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Rewrite the LaTeX around numeric answers as plain text (``\\frac{1}{2}``→``1/2``).
@@ -232,25 +207,14 @@ def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     ``\\text``/``\\textbf``/``\\mathrm``/``\\mathbf``/``\\mbox``… are unwrapped; ``\\left``/``\\right``
     go and their brackets stay; ``\\,`` and ``\\!`` between digits go (``1\\,000``, ``1,\\!000``);
     ``1{,}000``→``1,000``; ``^\\circ`` is dropped.  No algebra: ``\\sqrt{2}`` stays.  Runs to a
-    fixed point, so nested wrappers settle in one call: at most ``MAX_ROUNDS`` (16) linear
-    rounds, O(n); wrappers nested deeper than that reject the row with status ``error``.
+    fixed point, so nested wrappers settle in one call.
 
     >>> simplify_latex_numbers(r"\\dfrac{3}{4}, \\frac12, 50\\%, \\$1,\\!000, 1\\,000, 30^{\\circ}, \\text{5 cm}")
     '3/4, 1/2, 50%, 1,000, 1000, 30, 5 cm'
     >>> simplify_latex_numbers(r"\\left( \\frac{1}{x} \\right) \\sqrt{2}")
     '( \\\\frac{1}{x} ) \\\\sqrt{2}'
     """
-    if "\\" not in text and "{,}" not in text:
-        return text
-    for _ in range(MAX_ROUNDS):  # each round is linear; real LaTeX settles in two or three
-        before = text
-        for pattern, replacement in _LATEX_STEPS:
-            text = compile_pattern(pattern).sub(replacement, text)
-        text = compile_pattern(_LATEX_FRAC).sub(_frac, text)
-        if text == before:
-            return text
-        check_budget()
-    raise RejectText(st.ERROR, f"LaTeX wrappers nested too deep: not settled in {MAX_ROUNDS} rounds")
+    return unwrap_latex_numbers(text, timeout=timeout)
 
 
 # --------------------------------------------------------------------------- strip_units
