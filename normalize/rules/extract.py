@@ -20,14 +20,14 @@ import bisect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Final, Literal
 
 import regex
 from pydantic import field_validator
 
 from normalize._budget import check_budget
-from normalize._regex import UserPattern, compile_pattern, user_pattern
+from normalize._literals import fold, required_literals
+from normalize._regex import compile_pattern, user_pattern
 from normalize.registry import (
     ALL_TYPES,
     DEFAULT_TIMEOUT,
@@ -272,12 +272,16 @@ def extract_answer_marker(
             "they are resolved from the language overlays"
         )
     fences: list[Fence] | None = None
+    folded = fold(text)
     for tier in params.tiers:
-        if _tier_pattern(tier, timeout).search(text) is None:
-            continue  # one scan says no marker of this tier is anywhere: skip its patterns
         matches: list[regex.Match[str]] = []
         for pattern in tier:
+            literals = required_literals(pattern, True)
+            if literals is not None and not any(lit in folded for lit in literals):
+                continue  # a substring scan says this marker is nowhere: skip its regex scan
             matches.extend(user_pattern(_guarded_source(pattern), _MARKER_FLAGS, timeout=timeout).finditer(text))
+        if not matches:
+            continue
         if fences is None:
             fences = _closed_and_open_fences(text)
         matches = _outside_fences(matches, fences)
@@ -293,12 +297,6 @@ def extract_answer_marker(
                 return text[matches[index].start() : end].strip()
             return text[begin:end]
     return text
-
-
-@lru_cache(maxsize=256)
-def _tier_pattern(tier: tuple[str, ...], timeout: float) -> UserPattern:
-    """All of a tier's guarded markers as one alternation: it matches somewhere iff one of them does."""
-    return user_pattern("|".join(f"(?:{_guarded_source(p)})" for p in tier), _MARKER_FLAGS, timeout=timeout)
 
 
 def _closed_and_open_fences(text: str) -> list[Fence]:

@@ -1,0 +1,201 @@
+"""Required literals of a regular expression: a cheap, sound pre-check before running it.
+
+:func:`required_literals` reads a pattern and returns strings of which every match must contain
+at least one (or ``None`` when the pattern uses something it does not understand).  Checking
+``any(lit in folded_text for lit in literals)`` is then a necessary condition for a match, so a
+text without any of them can skip the pattern: a C-level substring scan instead of a regex
+scan with look-behinds at every position.  Under IGNORECASE, only literals whose characters are
+ASCII or uncased (CJK, punctuation) are used, and the text is folded with :func:`fold`, which
+also maps the four non-ASCII characters that match ASCII letters case-insensitively
+(``İ ı ſ K``), so the check never says "absent" when the regex would match.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Final
+
+_INLINE_VERBOSE: Final = re.compile(r"\(\?[a-zA-Z^-]*x")
+_SPECIAL_FOLD: Final = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "K": "k"})
+
+
+def fold(text: str) -> str:
+    """``text`` folded for a case-insensitive literal check.
+
+    >>> fold("FİNAL ANſWER")
+    'final answer'
+    """
+    return text.translate(_SPECIAL_FOLD).lower()
+
+
+def _usable(literal: str, ignorecase: bool) -> bool:
+    if not literal:
+        return False
+    if not ignorecase:
+        return True
+    return all(c.isascii() or (c.lower() == c and c.upper() == c) for c in literal)
+
+
+def _skip_group(pattern: str, i: int) -> int | None:
+    """Index just past the group opening at ``pattern[i] == "("``, or ``None`` if unbalanced."""
+    depth = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            end = _skip_class(pattern, i)
+            if end is None:
+                return None
+            i = end
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _skip_class(pattern: str, i: int) -> int | None:
+    """Index just past the character class opening at ``pattern[i] == "["``."""
+    j = i + 1
+    n = len(pattern)
+    if j < n and pattern[j] == "^":
+        j += 1
+    if j < n and pattern[j] == "]":
+        j += 1
+    while j < n:
+        if pattern[j] == "\\":
+            j += 2
+            continue
+        if pattern[j] == "[":  # nested sets (VERSION1) or POSIX classes: not understood
+            return None
+        if pattern[j] == "]":
+            return j + 1
+        j += 1
+    return None
+
+
+def _branches(pattern: str) -> list[str] | None:
+    """The top-level alternatives of ``pattern``."""
+    out: list[str] = []
+    start = 0
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+        elif c == "[":
+            end = _skip_class(pattern, i)
+            if end is None:
+                return None
+            i = end
+        elif c == "(":
+            end = _skip_group(pattern, i)
+            if end is None:
+                return None
+            i = end
+        elif c == "|":
+            out.append(pattern[start:i])
+            i += 1
+            start = i
+        else:
+            i += 1
+    out.append(pattern[start:])
+    return out
+
+
+def _best_literal(branch: str, ignorecase: bool) -> str | None:
+    """The longest run of mandatory literal characters at the top level of ``branch``."""
+    runs: list[str] = []
+    run = ""
+    i = 0
+    n = len(branch)
+    while i < n:
+        c = branch[i]
+        char: str | None = None
+        if c == "\\":
+            if i + 1 >= n:
+                return None
+            nxt = branch[i + 1]
+            if not nxt.isalnum() and nxt != "_":
+                char = nxt  # an escaped punctuation character is itself
+            i += 2
+        elif c == "[":
+            end = _skip_class(branch, i)
+            if end is None:
+                return None
+            i = end
+        elif c == "(":
+            end = _skip_group(branch, i)
+            if end is None:
+                return None
+            i = end
+        elif c in "?*+{":
+            return None  # a quantifier with nothing before it at this level: not understood
+        elif c in ".^$)":
+            i += 1
+        else:
+            char = c
+            i += 1
+        quantifier = branch[i] if i < n else ""
+        if char is not None and quantifier not in ("?", "*", "{"):
+            run += char
+            if quantifier == "+":  # at least once: the run ends after it
+                runs.append(run)
+                run = ""
+                i += 1
+                if i < n and branch[i] in "?+":  # lazy or possessive
+                    i += 1
+            continue
+        runs.append(run)
+        run = ""
+        if quantifier in ("?", "*", "+"):
+            i += 1
+            if i < n and branch[i] in "?+":
+                i += 1
+        elif quantifier == "{":
+            close = branch.find("}", i)
+            if close < 0:
+                return None
+            i = close + 1
+            if i < n and branch[i] in "?+":
+                i += 1
+    runs.append(run)
+    usable = [r for r in runs if _usable(r, ignorecase)]
+    return max(usable, key=len) if usable else None
+
+
+@lru_cache(maxsize=1024)
+def required_literals(pattern: str, ignorecase: bool) -> tuple[str, ...] | None:
+    """Literals of which every match of ``pattern`` contains one (folded when ``ignorecase``).
+
+    >>> required_literals(r"final\\s+answer\\s*(?:is|[:：])", True)
+    ('answer',)
+    >>> required_literals(r"答案\\s*(?:应该?是|是)|\\*\\*\\s*答案\\s*\\*\\*", True)
+    ('答案', '**')
+    >>> required_literals(r"(?:correct|right)\\s+option", True)
+    ('option',)
+    >>> required_literals(r"(?:a|b)+", True) is None
+    True
+    """
+    if _INLINE_VERBOSE.search(pattern):
+        return None  # whitespace in the pattern would not be literal
+    ignorecase = ignorecase or "(?" in pattern  # inline flags may turn IGNORECASE on: fold anyway
+    branches = _branches(pattern)
+    if branches is None:
+        return None
+    literals: list[str] = []
+    for branch in branches:
+        literal = _best_literal(branch, ignorecase)
+        if literal is None:
+            return None
+        literals.append(literal.lower() if ignorecase else literal)
+    return tuple(dict.fromkeys(literals))
