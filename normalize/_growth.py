@@ -38,7 +38,7 @@ from typing import Final
 #: Ratio of work at 2n to work at n above which a function is (provisionally) superlinear.
 THRESHOLD: Final = 3.0
 #: CPU seconds one call must cost at size n before its growth is measured.
-MIN_WORK: Final = 0.001
+MIN_WORK: Final = 0.0005
 #: Runs per size (the median is used).
 REPEATS: Final = 3
 #: Sizes, in characters: the first tried, and the largest n (so 2n stays within a 1 MiB row).
@@ -174,12 +174,12 @@ def measure_growth(
         text = build(size)
         if first_work is None:
             cpu_time(fn, text)  # the first run warms caches (compiled patterns, fence lists)
-        work = min(cpu_time(fn, text), cpu_time(fn, text))
+        work = cpu_time(fn, text)
         while work < min_work and size < max_size:
             size *= 2
             text = build(size)
             cpu_time(fn, text)
-            work = min(cpu_time(fn, text), cpu_time(fn, text))
+            work = cpu_time(fn, text)
         if work < min_work:
             return Growth(False, 0, (), work)
         ratios: list[float] = []
