@@ -48,7 +48,7 @@ PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
 SHIPPED_PREFIX = "shipped:"
 #: Settings that bound resources without deciding outputs: left out of the hash.
-_UNHASHED_SETTINGS: Final = frozenset({"row_budget"})
+_UNHASHED_SETTINGS: Final[set[str]] = {"row_budget"}
 _SHORT = 12
 
 
