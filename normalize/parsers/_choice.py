@@ -169,6 +169,8 @@ class _Statement:
 def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     """The upper-case option letter the output states, or ``None`` with a status.
 
+    Bound: O(n): each statement pattern scans the text once; every statement reads a bounded window after its marker.
+
     >>> ctx = ParseContext(options=4)
     >>> parse_choice("Let's think. ... The answer is (B).", ChoiceParams(), ctx).answer
     'B'

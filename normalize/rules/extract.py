@@ -61,6 +61,8 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     whitespace where two kept pieces join becomes one separator (none, a space, a newline
     or a blank line, whichever the removed whitespace held).
 
+    Bound: O(n): one tag scan, one fence scan, a bisect per tag.
+
     >>> remove_think_blocks("<think>\\n2+2 is 4\\n</think>\\n\\nThe answer is 4.")
     'The answer is 4.'
     >>> remove_think_blocks("First, 2+2 ... hmm</think>The answer is 4.")
@@ -254,6 +256,8 @@ def extract_answer_marker(
     come from the pack's language overlays; with none (params never resolved) this raises
     ``ValueError``.  Not idempotent: a weaker marker may remain in what is kept.
 
+    Bound: O(n) per marker pattern (pack patterns carry the regex timeout; skipped by a substring check when their literals are absent); fences found once, a bisect per match.
+
     >>> p = AnswerMarkerParams(tiers=(("final answer:",), ("the answer is", "答案是"), ("therefore,?",)))
     >>> extract_answer_marker("So x = 2. Therefore, the answer is (B).\\n\\nDone.", p)
     '(B).'
@@ -379,6 +383,8 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
     is when there is no box.  The content is stripped.  With ``conflict="keep"``, boxes
     that disagree leave the text unchanged.
 
+    Bound: O(n): one box scan, one fence scan; the last box's brace is matched from the box on (``keep``: one pass over all braces).
+
     >>> extract_boxed(r"First \boxed{1}, finally $\boxed{\frac{1}{2}}$.")
     '\\frac{1}{2}'
     >>> extract_boxed(r"so \boxed 5$ is it")
@@ -503,6 +509,8 @@ def split_on_separator(
     Plain substring search, no regex.  A separator with nothing but whitespace after it is
     passed over for the one before; no separator with an answer after it → unchanged.
 
+    Bound: O(n): ``rfind`` per separator, at most two rounds.
+
     >>> split_on_separator("Natalia sold 48 + 24 = 72 clips.\\n#### 72")
     '72'
     >>> split_on_separator("推理过程……\\n最终输出：北京")
@@ -550,6 +558,8 @@ def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: flo
     start) and their escapes, in one linear pass.  Of the blocks found, the first outermost
     one that parses as JSON wins; failing that the first block that at least starts like
     JSON (a later rule may repair it).  Nothing found → the text unchanged.
+
+    Bound: O(n) scans of at most three regions; at most 1000 parse attempts, each bounded by its span.
 
     >>> extract_json_block('Sure! Here it is: {"a": "}", "b": [1, 2]} Hope it helps.')
     '{"a": "}", "b": [1, 2]}'
@@ -688,6 +698,8 @@ def extract_code_block(
     fences, take the ``first`` or the ``last``.  Indentation, tabs and full-width characters
     stay exactly as they are.  No fence → the text unchanged.  Not idempotent: a block may
     itself hold a fenced block (markdown inside a longer ```` fence).
+
+    Bound: O(n): one fence scan.
 
     >>> extract_code_block("Here:\\n```python\\ndef f():\\n\\treturn '你好'\\n```\\nDone.")
     "def f():\\n\\treturn '你好'"

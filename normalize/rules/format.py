@@ -164,6 +164,8 @@ def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: floa
     ``\\text`` ...) the sequence stays.  An escaped backslash (``\\\\n``) stays too; a lone
     ``\\r`` is not touched.  Put this rule first in a format chain, before any whitespace rule.
 
+    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+
     >>> unescape_newlines(r"A\\nB\\tC \\frac{1}{2}\\neq\\theta \\\\n")
     'A\\nB\\tC \\\\frac{1}{2}\\\\neq\\\\theta \\\\\\\\n'
     """
@@ -246,6 +248,8 @@ def strip_markdown(
     marker character inside, so ``snake_case_name``, ``a*b*c``, ``2*3``, ``x**2 + y**2`` and
     ``**kwargs`` stay.  Nested markers are removed layer by layer.  Fenced code is untouched.
 
+    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16 (deeper nesting: status ``error``).
+
     >>> strip_markdown("## Answer\\n答案是**B**，见 `f(x)`，snake_case_name 与 a*b*c 不变")
     'Answer\\n答案是B，见 f(x)，snake_case_name 与 a*b*c 不变'
     """
@@ -273,6 +277,8 @@ _QUOTES = str.maketrans(
 def unify_quotes(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Turn curly, guillemet and CJK corner quotes into ``"`` and ``'`` outside fenced code.
 
+    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+
     >>> unify_quotes("答案是“B”，他说‘好’")
     '答案是"B"，他说\\'好\\''
     """
@@ -292,6 +298,8 @@ def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
 
     CJK punctuation with no ASCII form (``。``, ``、``, ``「``) is left as it is.
 
+    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+
     >>> to_halfwidth("ＡＢＣ１２３　答案：Ｂ。")
     'ABC123 答案:B。'
     """
@@ -305,6 +313,8 @@ def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
 @rule("normalize_nfkc", stage="format", version=1, scope=TEXT_ANSWER_TYPES)
 def normalize_nfkc(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Apply Unicode NFKC normalization outside fenced code.
+
+    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
 
     >>> normalize_nfkc("ＡＢＣ ﬁ ² ①")
     'ABC fi 2 1'
@@ -378,6 +388,8 @@ def normalize_whitespace(
     whitespace into one space.  The ends of the text are trimmed.  Fenced code is untouched and
     stays on its own lines, so in ``collapse`` mode a line break is kept on each side of a fence.
 
+    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+
     >>> normalize_whitespace("  答案\\t是\\u3000 B  \\r\\n\\n\\n\\nok ")
     '答案 是 B\\n\\nok'
     >>> normalize_whitespace("a \\n\\n b", NormalizeWhitespaceParams(newlines="collapse"))
@@ -431,6 +443,8 @@ def strip_trailing_whitespace(
 
     It is whitespace-only and acts inside fenced code too: it is the one change allowed in code
     (indentation and everything else stay).  The text ends at its last non-blank character.
+
+    Bound: O(n): one split, ``str.rstrip`` per line.
 
     >>> strip_trailing_whitespace("def f():  \\n\\treturn 1\\t\\n\\n\\n")
     'def f():\\n\\treturn 1'
@@ -500,6 +514,8 @@ def strip_trailing_period(
     that ends inside fenced code.  After a number the dot goes (``3.`` becomes ``3``): the value is the same.
     Whitespace after the mark stays.
 
+    Bound: O(n): one fence scan and anchored patterns at the end.
+
     >>> [strip_trailing_period(s) for s in ("答案是B。", "B.", "U.S.", "Wait...", "3.")]
     ['答案是B', 'B', 'U.S.', 'Wait...', '3']
     """
@@ -526,6 +542,8 @@ _FOLD_DEFAULTS: Final = FoldCaseParams()
 @rule("fold_case", stage="format", version=1, scope=TEXT_ANSWER_TYPES, params=FoldCaseParams)
 def fold_case(text: str, params: FoldCaseParams = _FOLD_DEFAULTS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Fold letter case outside fenced code (opt-in).
+
+    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
 
     >>> fold_case("Straße ABC"), fold_case("Straße ABC", FoldCaseParams(mode="lower"))
     ('strasse abc', 'straße abc')

@@ -109,6 +109,8 @@ def canonicalize_numbers(
     is left alone rather than guessed, and so is an integer part with leading zeros (``007``,
     the ``000`` of a space-grouped ``1 000`` in a locale without space grouping).
 
+    Bound: O(n): one token scan (plus at most 16 linear rounds while ``百分之`` conversions chain).
+
     >>> canonicalize_numbers("+.50 and 1,000.0 and −3; v1.5 2024-01-05 1,5 x2")
     '0.5 and 1000 and -3; v1.5 2024-01-05 1,5 x2'
     >>> canonicalize_numbers("50.0% 百分之五十", CanonicalizeNumbersParams(percent="fraction"))
@@ -189,6 +191,8 @@ def convert_chinese_numerals(text: str, params: NoParams = _NO_PARAMS, *, timeou
     stay (``第一``, ``第一百名``): they rank, they do not count.  Known limit: a numeral with a
     unit inside an idiom is still read (``十万火急``→``100000火急``).
 
+    Bound: O(16·n): at most 16 linear rounds, usually one.
+
     >>> convert_chinese_numerals("一定是第一，答案是一百二十三个，即三分之二")
     '一定是第一，答案是123个，即2/3'
     """
@@ -208,6 +212,8 @@ def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     go and their brackets stay; ``\\,`` and ``\\!`` between digits go (``1\\,000``, ``1,\\!000``);
     ``1{,}000``→``1,000``; ``^\\circ`` is dropped.  No algebra: ``\\sqrt{2}`` stays.  Runs to a
     fixed point, so nested wrappers settle in one call.
+
+    Bound: O(16·n): at most 16 linear rounds.
 
     >>> simplify_latex_numbers(r"\\dfrac{3}{4}, \\frac12, 50\\%, \\$1,\\!000, 1\\,000, 30^{\\circ}, \\text{5 cm}")
     '3/4, 1/2, 50%, 1,000, 1000, 30, 5 cm'
@@ -309,6 +315,8 @@ def strip_units(text: str, params: StripUnitsParams = _UNITS_DEFAULTS, *, timeou
     ``€3.50``→``3.50``, ``20 dollars``→``20``, ``5 km/h``→``5``, ``30°``→``30``.  Words are
     never pulled out of a sentence (``I paid $5 for it`` stays), and ``%`` is not a unit.
     Opt-in: a task whose gold answers carry units should not use it.
+
+    Bound: O(n): one anchored full match.
 
     >>> [strip_units(s) for s in ["$1,000", "15 cm", "15元", "-$5", "I paid $5", "50%", "15 apples"]]
     ['1,000', '15', '15', '-5', 'I paid $5', '50%', '15 apples']

@@ -95,6 +95,8 @@ def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: floa
     An empty output is ``no_answer`` (nothing was stated); anything else that does not parse
     is ``invalid`` with the reason: the JSON error position, ``NaN``, a limit.
 
+    Bound: O(n): size, depth and digit limits checked by linear scans before the C parser.
+
     >>> parse_json('{"b": 1,  "a": [true, null]}')
     '{"a":[true,null],"b":1}'
     >>> parse_json('{"a": NaN}')
@@ -116,6 +118,8 @@ def canonicalize_json(text: str, params: NoParams = _NO_PARAMS, *, timeout: floa
     """Rewrite JSON in canonical form: sorted keys, compact separators, non-ASCII kept.
 
     Parses with the default limits of ``parse_json``; invalid JSON is ``invalid``.
+
+    Bound: O(n) parse plus O(n log n) key sorting.
 
     >>> canonicalize_json('{ "name": "Zoë",\\n  "age": 7 }')
     '{"age":7,"name":"Zoë"}'
@@ -181,6 +185,8 @@ def repair_json(text: str, params: RepairParams = _DEFAULT_REPAIR, *, timeout: f
     can help, and ``parse_json`` reports the limit.  Over ``max_bytes``, or with no JSON object
     or array to recover: ``invalid``; past ``max_seconds``: ``error`` (a resource limit, not a
     verdict on the text).
+
+    Bound: O(n) checks; json-repair itself runs under ``max_bytes`` and ``max_seconds``.
 
     >>> repair_json("{'answer': 'B', confidence: 0.9,}")
     '{"answer":"B","confidence":0.9}'
@@ -253,6 +259,8 @@ def coerce_python_literals(
     ``"true"``, ``"false"`` or ``"null"`` become the literal too, and the JSON is written in
     canonical form; text that is not valid JSON only gets the scan.  Single-quoted Python dicts
     are ``repair_json``'s job.
+
+    Bound: O(n): one literal scan and one parse.
 
     >>> coerce_python_literals('{"ok": True, "note": "None of them", "x": None}')
     '{"ok": true, "note": "None of them", "x": null}'
@@ -502,6 +510,8 @@ def align_json_schema(
     where the type is ``boolean``, and with ``drop_unknown`` properties not declared in
     ``properties`` (where it is declared) are dropped.  Then any violation is ``invalid`` with
     its JSON pointer.
+
+    Bound: O(size of value × schema depth), with ``$ref`` hops bounded; schema patterns carry the regex timeout.
 
     >>> schema = {"type": "object", "required": ["price"], "properties": {
     ...     "price": {"type": "number"}, "currency": {"type": "string", "default": "EUR"}}}

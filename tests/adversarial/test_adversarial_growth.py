@@ -58,3 +58,21 @@ def test_the_growth_measure_tells_quadratic_from_linear() -> None:
     assert measure_growth(_quadratic, repeated("ab")).superlinear
     assert not measure_growth(lambda t: t.count("a"), repeated("ab")).superlinear
     assert not measure_growth(lambda t: sorted(t), repeated("ba")).superlinear  # n log n is fine
+
+
+_IN_PACK = {spec.name for t in PACK.task_types.values() for spec in t.chain.specs}
+_NEEDS_RESOURCES = {"align_json_schema"}  # needs a schema from a pack: covered through packs that use it
+#: Third-party work bounded by its own max_bytes/max_seconds, not by construction (not in a shipped chain).
+_EXTERNAL = {"repair_json"}
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n in normalize.REGISTRY.rules if n not in _IN_PACK | _NEEDS_RESOURCES | _EXTERNAL)
+)
+def test_registered_rules_outside_the_shipped_chains_are_linear_too(name: str) -> None:
+    from normalize._growth import probe
+    from normalize.errors import RejectText
+
+    definition = normalize.REGISTRY.rule(name)
+    problems = probe(lambda text: definition(text), budget=10.0, benign=(RejectText,))
+    assert problems == []
