@@ -1,8 +1,8 @@
 """Required literals of a regular expression: a cheap, sound pre-check before running it.
 
 :func:`required_literals` reads a pattern and returns strings of which every match must contain
-at least one (or ``None`` when the pattern uses something it does not understand).  Checking
-``any(lit in folded_text for lit in literals)`` is then a necessary condition for a match, so a
+at least one alternative's worth (or ``None`` when the pattern uses something it does not
+understand).  :func:`may_match` is then a necessary condition for a match, so a
 text without any of them can skip the pattern: a C-level substring scan instead of a regex
 scan with look-behinds at every position.  Under IGNORECASE, only literals whose characters are
 ASCII or uncased (CJK, punctuation) are used, and the text is folded with :func:`fold`, which
@@ -18,6 +18,7 @@ from typing import Final
 
 _INLINE_VERBOSE: Final = re.compile(r"\(\?[a-zA-Z^-]*x")
 _SPECIAL_FOLD: Final = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "K": "k"})
+_SPECIAL_CHARS: Final = ("İ", "ı", "ſ", "K")
 
 
 def fold(text: str) -> str:
@@ -26,7 +27,9 @@ def fold(text: str) -> str:
     >>> fold("FİNAL ANſWER")
     'final answer'
     """
-    return text.translate(_SPECIAL_FOLD).lower()
+    if any(c in text for c in _SPECIAL_CHARS):  # rare: str.translate is slow on long text
+        text = text.translate(_SPECIAL_FOLD)
+    return text.lower()
 
 
 def _usable(literal: str, ignorecase: bool) -> bool:
@@ -112,8 +115,8 @@ def _branches(pattern: str) -> list[str] | None:
     return out
 
 
-def _best_literal(branch: str, ignorecase: bool) -> str | None:
-    """The longest run of mandatory literal characters at the top level of ``branch``."""
+def _required_runs(branch: str, ignorecase: bool) -> tuple[str, ...] | None:
+    """Every run of mandatory literal characters at the top level of ``branch`` (all must occur)."""
     runs: list[str] = []
     run = ""
     i = 0
@@ -169,20 +172,21 @@ def _best_literal(branch: str, ignorecase: bool) -> str | None:
             if i < n and branch[i] in "?+":
                 i += 1
     runs.append(run)
-    usable = [r for r in runs if _usable(r, ignorecase)]
-    return max(usable, key=len) if usable else None
+    usable = tuple(dict.fromkeys(r for r in runs if _usable(r, ignorecase)))
+    return usable or None
 
 
 @lru_cache(maxsize=1024)
-def required_literals(pattern: str, ignorecase: bool) -> tuple[str, ...] | None:
-    """Literals of which every match of ``pattern`` contains one (folded when ``ignorecase``).
+def required_literals(pattern: str, ignorecase: bool) -> tuple[tuple[str, ...], ...] | None:
+    """For each top-level alternative of ``pattern``, the literals that all occur in any of its
+    matches (folded when ``ignorecase``); ``None`` when some alternative has none that is known.
 
     >>> required_literals(r"final\\s+answer\\s*(?:is|[:：])", True)
-    ('answer',)
+    (('final', 'answer'),)
     >>> required_literals(r"答案\\s*(?:应该?是|是)|\\*\\*\\s*答案\\s*\\*\\*", True)
-    ('答案', '**')
+    (('答案',), ('**', '答案'))
     >>> required_literals(r"(?:correct|right)\\s+option", True)
-    ('option',)
+    (('option',),)
     >>> required_literals(r"(?:a|b)+", True) is None
     True
     """
@@ -192,10 +196,23 @@ def required_literals(pattern: str, ignorecase: bool) -> tuple[str, ...] | None:
     branches = _branches(pattern)
     if branches is None:
         return None
-    literals: list[str] = []
+    required: list[tuple[str, ...]] = []
     for branch in branches:
-        literal = _best_literal(branch, ignorecase)
-        if literal is None:
+        runs = _required_runs(branch, ignorecase)
+        if runs is None:
             return None
-        literals.append(literal.lower() if ignorecase else literal)
-    return tuple(dict.fromkeys(literals))
+        required.append(tuple(r.lower() for r in runs) if ignorecase else runs)
+    return tuple(dict.fromkeys(required))
+
+
+def may_match(required: tuple[tuple[str, ...], ...] | None, text: str) -> bool:
+    """Whether ``text`` (folded as the literals were) holds every literal of some alternative.
+
+    >>> may_match(required_literals(r"final\s+answer", True), fold("The FINAL Answer"))
+    True
+    >>> may_match(required_literals(r"final\s+answer", True), fold("the answer"))
+    False
+    """
+    if required is None:
+        return True
+    return any(all(literal in text for literal in branch) for branch in required)

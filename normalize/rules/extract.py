@@ -26,7 +26,7 @@ import regex
 from pydantic import field_validator
 
 from normalize._budget import check_budget
-from normalize._literals import fold, required_literals
+from normalize._literals import fold, may_match, required_literals
 from normalize._regex import compile_pattern, user_pattern
 from normalize.registry import (
     ALL_TYPES,
@@ -280,8 +280,7 @@ def extract_answer_marker(
     for tier in params.tiers:
         matches: list[regex.Match[str]] = []
         for pattern in tier:
-            literals = required_literals(pattern, True)
-            if literals is not None and not any(lit in folded for lit in literals):
+            if not may_match(required_literals(pattern, True), folded):
                 continue  # a substring scan says this marker is nowhere: skip its regex scan
             matches.extend(user_pattern(_guarded_source(pattern), _MARKER_FLAGS, timeout=timeout).finditer(text))
         if not matches:
