@@ -105,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         build_model_dir(model_dir, args.preset, args.seed)
         scorer = LogLikelihoodScorer(model_dir, device="cuda", dtype="auto", batch_size=batch)
     params = sum(p.numel() for p in scorer.model.parameters())
+    embedding = {id(p): p.numel() for m in (scorer.model.get_input_embeddings(),
+                                            scorer.model.get_output_embeddings())
+                 if m is not None for p in m.parameters()}
+    compute_params = params - sum(embedding.values())  # MFU counts no embedding parameters
     items = make_items(scorer.tokenizer, args.items, args.seed)
     requests = [(ctx, " " + e) for ctx, endings in items for e in endings]
     scorer.loglikelihood(requests[:16])  # warm-up (kernels, allocator)
@@ -126,9 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     if peak is None:
         print(f"MFU: unknown peak for {name!r} (known: {', '.join(BF16_PEAK_FLOPS)})")
     else:
-        mfu = 2 * params * processed / elapsed / peak
+        mfu = 2 * compute_params * processed / elapsed / peak
         print(f"MFU {100 * mfu:.1f}% of {peak / 1e12:.0f} TFLOP/s dense bf16 "
-              f"(2 x params x processed tokens)")
+              f"(2 x {compute_params / 1e9:.2f} B non-embedding params x processed tokens)")
+    print(f"padding share {100 * scorer.stats.padding_share:.1f}% of "
+          f"{scorer.stats.batch_tokens} batch token slots")
     print(f"errors {sum(r.error is not None for r in results)}; stats {scorer.stats}")
     return 0
 

@@ -392,3 +392,12 @@ def test_hidden_projection_path_equals_full_logits_path(scorer: LogLikelihoodSco
                           strict=True):
         assert fast.logprob == pytest.approx(slow.logprob, abs=1e-5)
         assert fast.is_greedy == slow.is_greedy
+
+
+def test_padding_is_measured_in_the_stats(scorer: LogLikelihoodScorer) -> None:
+    # Issue 13: padding waste is counted (rows × width slots, and the padded ones).
+    scorer.stats.reset()
+    scorer.loglikelihood([("a b c d e f g h", " x"), ("a", " y z w v u")])
+    stats = scorer.stats
+    assert stats.batch_tokens > 0 and 0 <= stats.padding_tokens < stats.batch_tokens
+    assert stats.padding_share == stats.padding_tokens / stats.batch_tokens
