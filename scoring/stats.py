@@ -83,8 +83,8 @@ def _percentile_interval(stats: list[float], confidence: float) -> tuple[float, 
 
 # --------------------------------------------------------------------------- bootstrap
 
-#: Resampled items held at once (chunks of resamples): bounds memory at ~32 MB of float64.
-_CHUNK_ITEMS = 1 << 22
+#: Resampled items drawn at once (chunks of whole resamples): small enough to stay in cache.
+_CHUNK_ITEMS = 1 << 16
 #: Bootstraps of more resampled items than this show a progress bar (on a terminal).
 _PROGRESS_ITEMS = 1 << 26
 
@@ -111,7 +111,9 @@ def _resample_means(data: Sequence[float], n_resamples: int, seed: int, what: st
         chunks = iter(tqdm(range(0, n_resamples, per_chunk), desc=what, unit="chunk", leave=False))
     for start in chunks:
         count = min(per_chunk, n_resamples - start)
-        picks = np.floor(generator.random_sample(count * n) * n).astype(np.intp).reshape(count, n)
+        draws = generator.random_sample(count * n)
+        draws *= n
+        picks = draws.astype(np.intp).reshape(count, n)  # truncation is floor: draws are ≥ 0
         drawn = values[picks]
         if exact:  # integer sums are exact in float64: the same as math.fsum
             sums = drawn.sum(axis=1).tolist()
