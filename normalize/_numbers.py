@@ -135,30 +135,32 @@ def _digits_value(int_part: str | None, frac: str | None, lead: str | None) -> F
     return Fraction(int(whole + fraction), 10 ** len(fraction))
 
 
-def core_value(m: regex.Match[str], tag: str) -> Fraction | None:
+def core_value(m: regex.Match[str], tag: str, groups: dict[str, str | None] | None = None) -> Fraction | None:
     """The value of the ``_core`` groups with ``tag`` in ``m``; ``None`` when too long."""
-    groups = m.groupdict()
+    if groups is None:
+        groups = m.groupdict()
     return _digits_value(groups.get(f"int{tag}"), groups.get(f"frac{tag}"), groups.get(f"lead{tag}"))
 
 
 def token_value(m: regex.Match[str], *, sign: bool = True) -> Fraction | None:
     """The value of a :func:`token_pattern` match, percent sign not applied; ``None`` when out
     of range (too many digits, exponent too large, zero denominator)."""
-    value = core_value(m, "0")
+    groups = m.groupdict()  # once: it builds a dict of every named group
+    value = core_value(m, "0", groups)
     if value is None:
         return None
-    exp = m.groupdict().get("exp")
+    exp = groups.get("exp")
     if exp is not None:
         power = int(exp)
         if abs(power) > MAX_EXPONENT:
             return None
         value *= Fraction(10) ** power
-    if m.groupdict().get("int1") is not None or m.groupdict().get("lead1") is not None:
-        denominator = core_value(m, "1")
+    if groups.get("int1") is not None or groups.get("lead1") is not None:
+        denominator = core_value(m, "1", groups)
         if not denominator:
             return None
         value /= denominator
-    multiplier = m.groupdict().get("wan")
+    multiplier = groups.get("wan")
     if multiplier is not None:
         value *= 10 ** _WAN_POWERS[multiplier]
     if sign and m.group("sign") in ("-", "\u2212"):

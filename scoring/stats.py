@@ -91,7 +91,7 @@ _PROGRESS_ITEMS = 1 << 26
 
 def _python_stream(seed: int) -> np.random.RandomState:
     """A numpy generator that continues exactly where ``random.Random(seed)`` starts."""
-    version, state, _ = random.Random(seed).getstate()
+    _version, state, _ = random.Random(seed).getstate()
     generator = np.random.RandomState()
     generator.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), int(state[624]), 0, 0.0))
     return generator
