@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from tqdm import tqdm
+
 from normalize._growth import KINDS, Builder, probe
 from normalize._json import canonical_json
 from normalize.check.findings import (
@@ -41,16 +43,22 @@ def check_safety(
     (:func:`normalize._growth.probe`).  ``timeout`` is the per-call limit of user-supplied
     patterns (built-in ones run without one)."""
     findings: list[Finding] = []
-    for spec in distinct_specs(pack):
+    specs, parsers = distinct_specs(pack), distinct_parsers(pack)
+    # a bar on a terminal only (stderr, so the report on stdout stays the same)
+    bar = tqdm(total=len(specs) + len(parsers), desc="safety", unit="rule", leave=False, disable=None)
+    for spec in specs:
+        bar.update()
         params = spec.params.model_dump(mode="json")
         label = spec.name + (f" {canonical_json(params)}" if params and len(canonical_json(params)) <= 80 else "")
         run_rule = (lambda s: lambda text: s.apply(text, timeout=timeout))(spec)
         for kind, problem in probe(run_rule, inputs, budget=budget, benign=(RejectText,)):
             findings.append(Finding("safety", f"rule {label} on {kind}: {problem}", rule=spec.name))
-    for parser in distinct_parsers(pack):
+    for parser in parsers:
+        bar.update()
         definition = REGISTRY.parser(parser.name)
         ctx = ParseContext(options=None, timeout=timeout)
         run_parser = (lambda d, p, c: lambda text: d.fn(text, p.params, c))(definition, parser, ctx)
         for kind, problem in probe(run_parser, inputs, budget=budget, benign=(ValueError, RejectText)):
             findings.append(Finding("safety", f"parser {parser.name} on {kind}: {problem}"))
+    bar.close()
     return findings
