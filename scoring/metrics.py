@@ -45,6 +45,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final, NamedTuple
 
+import regex
+
+from normalize._jsonl import MAX_JSON_DEPTH, depth_exceeds
 from normalize.pack import Pack, canonical_json
 from scoring._mathverify import MathVerifier
 
@@ -286,12 +289,46 @@ def _without_thousands(text: str) -> str:
     return text
 
 
+#: Numbers compared exactly have at most this many digits, counting the exponent's zeros
+#: (``1e4000`` has 4001): beyond, building the rational costs seconds (``1e10000000`` is a
+#: 33-million-bit integer) and Python refuses to print it (its 4300-digit limit).
+MAX_NUMBER_DIGITS: Final = 4300
+
+_NUMBER_SHAPE = regex.compile(r"[-+]?(?:[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([-+]?[0-9]+))?(?:/[0-9]+)?")
+
+
+def _in_number_range(text: str) -> bool:
+    """Whether a number text is small enough to turn into an exact rational at bounded cost."""
+    if len(text) > MAX_NUMBER_DIGITS:
+        return False
+    mark = max(text.rfind("e"), text.rfind("E"))
+    if mark < 0:
+        return True
+    exponent = text[mark + 1:].split("/")[0].lstrip("+-")
+    if not exponent.isdigit():
+        return True  # not a number at all: Fraction refuses it cheaply
+    return len(exponent) <= 5 and len(text) + int(exponent) <= MAX_NUMBER_DIGITS
+
+
+def number_out_of_range(value: Any) -> bool:
+    """Whether ``value`` is a number text that :func:`parse_number` refuses only for its size.
+
+    >>> number_out_of_range("1e10000000"), number_out_of_range("1e100"), number_out_of_range("x")
+    (True, False, False)
+    """
+    if not isinstance(value, str):
+        return False
+    text = value.strip().replace("\u2212", "-")
+    return _NUMBER_SHAPE.fullmatch(text) is not None and not _in_number_range(text)
+
+
 def parse_number(value: Any) -> Fraction | None:
     """An exact rational for a number or number string; ``None`` when it is not one.
 
     Accepts integers, decimals, exponents, ``p/q`` fractions, a leading sign (also ``−``) and
     thousands separators (``1,234``).  Floats convert through their shortest repr, so ``0.1``
-    is 1/10.
+    is 1/10.  Cost is bounded: a text whose length plus exponent exceeds
+    :data:`MAX_NUMBER_DIGITS` is not read as a number (see :func:`number_out_of_range`).
 
     >>> parse_number("2/3"), parse_number("-0.50"), parse_number("1,234"), parse_number(0.1)
     (Fraction(2, 3), Fraction(-1, 2), Fraction(1234, 1), Fraction(1, 10))
@@ -307,7 +344,7 @@ def parse_number(value: Any) -> Fraction | None:
     if not isinstance(value, str):
         return None
     text = value.strip().replace("\u2212", "-")
-    if not text or "_" in text or any(ch.isspace() for ch in text):
+    if not text or "_" in text or any(ch.isspace() for ch in text) or not _in_number_range(text):
         return None
     text = _without_thousands(text)
     try:
@@ -428,7 +465,17 @@ def _as_json(value: Any, what: str) -> Any:
             return json.loads(value)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{what} is not JSON text: {exc.msg} at column {exc.colno}") from None
+        except RecursionError:
+            raise ValueError(f"{what} is JSON nested too deeply to read") from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise ValueError(f"{what} is JSON with a number that cannot be read: {str(exc).split(';')[0]}") from None
     return value
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr`` of a value cut to ``limit`` characters, for messages about huge inputs."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 # --------------------------------------------------------------------------- code and choices
@@ -565,7 +612,12 @@ def read_targets(
     if kind == "multiple_choice":
         return [choice_letter(t, options) for t in [target, *extra]]
     if kind == "structured_json":
-        return [_as_json(t, "the target") for t in [target, *extra]]
+        values = [_as_json(t, "the target") for t in [target, *extra]]
+        for value in values:
+            if depth_exceeds(value):
+                raise ValueError(f"the target nests deeper than {MAX_JSON_DEPTH} levels")
+            canonicalize_json(value)  # a NaN or Infinity inside is not JSON: ValueError
+        return values
     golds: list[Any] = []
     for i, t in enumerate([target, *extra]):
         what = "the target" if i == 0 else f"aliases[{i - 1}]"
@@ -573,6 +625,9 @@ def read_targets(
             if parse_number(t) is None:
                 raise ValueError(f"{what} must be a finite number, got {t!r}")
             golds.append(repr(t) if isinstance(t, float) else str(t))
+        elif kind == "math" and number_out_of_range(t):
+            raise ValueError(f"{what} {_short(t)} is a number beyond what is compared exactly "
+                             f"(at most {MAX_NUMBER_DIGITS} digits, counting the exponent)")
         elif i == 0 and kind in ("extractive_qa", "open_writing"):
             golds.extend(_texts(t, what))
         elif isinstance(t, str):
@@ -621,6 +676,9 @@ def compare(
     if kind == "structured_json":
         try:
             pred = _as_json(answer, "the answer")
+            if depth_exceeds(pred):
+                raise ValueError(f"the answer nests deeper than {MAX_JSON_DEPTH} levels")
+            canonicalize_json(pred)
         except ValueError as exc:
             return Score(False, 0.0, metric, SCORED, str(exc))
         if metric == "exact":
