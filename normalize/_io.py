@@ -75,8 +75,16 @@ def open_output(path: str | Path | None) -> Iterator[IO[str]]:
     if path is None or str(path) == "-":
         yield sys.stdout
         return
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
+    parent = Path(path).parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: cannot create the directory {parent}: {exc.strerror or exc}") from None
+    try:
+        handle = open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+    with handle:
         yield handle
 
 

@@ -64,6 +64,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # an unwritable -o, a full disk, a directory where a file was expected
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"normalize: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RecursionError:
+        print("normalize: error: an input is nested too deeply to process (Python's recursion limit)", file=sys.stderr)
+        return EXIT_USAGE
     return code
 
 
