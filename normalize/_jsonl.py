@@ -181,3 +181,22 @@ def _writable(value: Any, path: str, notes: list[str]) -> Any:
     if isinstance(value, (list, tuple)):
         return [_writable(child, f"{path}/{i}", notes) for i, child in enumerate(value)]
     return value
+
+
+_WRITTEN_AS_STRING = regex.compile(r"^/([^/]+): (NaN|Infinity|-Infinity) written as a string$")
+
+
+def restore_written_values(row: dict[str, Any]) -> dict[str, Any]:
+    """Undo :func:`encode_row`'s replacement of a top-level non-finite number, for a row read back.
+
+    A resumed ``score`` re-reads its own output; a ``NaN`` target written as ``"NaN"`` must be
+    scored as the ``NaN`` it was (a ``bad_target``), not as the text ``NaN``.
+
+    >>> restore_written_values({"target": "NaN", "encoding_notes": ["/target: NaN written as a string"]})["target"]
+    nan
+    """
+    for note in row.get("encoding_notes") or ():
+        found = _WRITTEN_AS_STRING.match(note) if isinstance(note, str) else None
+        if found and row.get(found.group(1)) == found.group(2):
+            row[found.group(1)] = _NON_FINITE[found.group(2)]
+    return row

@@ -179,13 +179,19 @@ def _complete_lines(path: Path) -> tuple[int, int]:
 
 
 @contextmanager
-def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool) -> Iterator[Output]:
+def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
+                atomic: bool = True) -> Iterator[Output]:
     """Open the output of a job; with ``resume``, keep the complete rows of ``OUT.partial``.
 
     ``meta`` (input identity, pack hash, options) is stored beside the partial file and must
     match on resume, so a partial output is never continued with another input or pack.
-    On an exception the partial file is flushed and left in place.
+    On an exception the partial file is flushed and left in place.  ``atomic=False`` writes
+    straight to ``path`` (``os.devnull`` when rows are not wanted).
     """
+    if not atomic and path is not None:
+        with open(path, "wb") as sink:
+            yield Output(None, sink)
+        return
     if path is None or str(path) == "-":
         if resume:
             raise ValueError("--resume needs an output file (-o OUT.jsonl): stdout cannot be resumed")
@@ -213,7 +219,7 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool) 
         end, mode = 0, "wb"
     try:
         _write_meta(meta_file, meta)
-        handle = open(partial, mode)
+        handle: IO[bytes] = open(partial, mode)
     except OSError as exc:
         raise ValueError(f"cannot write {partial}: {exc.strerror or exc}") from None
     if mode == "r+b":
@@ -228,6 +234,18 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool) 
         raise
     if not handle.closed:
         out.stop()
+
+
+def write_atomically(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: never a half-written file."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _write_meta(meta_file: Path, meta: dict[str, Any]) -> None:
@@ -405,4 +423,5 @@ __all__ = [
     "partial_path",
     "run_job",
     "stopped_message",
+    "write_atomically",
 ]
