@@ -22,6 +22,7 @@ import json
 import multiprocessing
 import os
 import signal
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -113,12 +114,12 @@ def input_identity(path: str | Path) -> dict[str, Any]:
     if str(path) == "-":
         return {"path": "-"}
     try:
-        stat = Path(path).stat()
+        info = Path(path).stat()
     except FileNotFoundError:
         raise ValueError(f"input file not found: {path}") from None
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return {"path": str(Path(path).resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    return {"path": str(Path(path).resolve()), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
 
 
 @dataclass
@@ -188,8 +189,16 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
     On an exception the partial file is flushed and left in place.  ``atomic=False`` writes
     straight to ``path`` (``os.devnull`` when rows are not wanted).
     """
+    if path is not None and str(path) != "-" and _special(Path(path)):
+        atomic = False  # a device or pipe (/dev/null, /dev/stdout, <(…)): it cannot be renamed over
+        if resume:
+            raise ValueError(f"--resume needs a regular output file; {path} is a device or pipe")
     if not atomic and path is not None:
-        with open(path, "wb") as sink:
+        try:
+            sink = open(path, "wb")
+        except OSError as exc:
+            raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        with sink:
             yield Output(None, sink)
         return
     if path is None or str(path) == "-":
@@ -200,6 +209,8 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
         yield out
         out.handle.flush()
         return
+    if Path(path).is_symlink():
+        path = Path(path).resolve()  # replace the file the link points to, not the link
     path = str(path)
     partial, meta_file = partial_path(path), _meta_path(path)
     try:
@@ -236,9 +247,26 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
         out.stop()
 
 
+def _special(path: Path) -> bool:
+    """Whether ``path`` exists and is not a regular file (a device, a pipe, a socket)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def write_atomically(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: never a half-written file."""
     target = Path(path)
+    if _special(target):
+        try:
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return
+    if target.is_symlink():
+        target = target.resolve()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
@@ -280,9 +308,11 @@ class Progress:
     interrupted: bool = False
 
 
-def chunks(lines: Iterable[tuple[int, bytes]], *, rows: int = CHUNK_ROWS,
-           size: int = CHUNK_BYTES) -> Iterator[list[tuple[int, bytes]]]:
-    """Group lines into chunks of at most ``rows`` rows or about ``size`` bytes."""
+def chunks(lines: Iterable[tuple[int, bytes]], *, rows: int | None = None,
+           size: int | None = None) -> Iterator[list[tuple[int, bytes]]]:
+    """Group lines into chunks of at most ``rows`` rows or about ``size`` bytes (default: the module's)."""
+    rows = rows or CHUNK_ROWS
+    size = size or CHUNK_BYTES
     chunk: list[tuple[int, bytes]] = []
     held = 0
     for item in lines:
