@@ -7,40 +7,24 @@ import functools
 import json
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from normalize._io import to_input_row
 from normalize._jsonl import decode_line, encode_row
-from normalize._stream import (
+from normalize.cli import add_format_option, add_pack_option
+from normalize.pack import Pack, load_pack
+from normalize.rows import normalize_row
+from normalize.stream import (
     EXIT_INTERRUPTED,
+    add_stream_options,
     check_jobs,
     input_identity,
     interruptible,
     open_output,
+    progress_bar,
     run_job,
     stopped_message,
 )
-from normalize._version import __version__
-from normalize.pack import Pack, load_pack
-from normalize.rows import normalize_row
-
-#: Inputs of at least this many bytes get a progress bar when stderr is a terminal.
-PROGRESS_MIN_BYTES = 4 << 20
-
-
-def add_pack_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pack", metavar="FILE", help="a pack YAML file (default: the shipped packs)")
-
-
-def add_stream_options(parser: argparse.ArgumentParser) -> None:
-    """``--jobs`` and ``--resume``, shared by ``run`` and ``score``."""
-    parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
-                        help="worker processes (default: every core); the output is the same for any N")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue an interrupted run from the complete rows of OUT.jsonl.partial")
 
 
 def register(sub: Any) -> None:
@@ -57,18 +41,22 @@ def register(sub: Any) -> None:
         help="full: each changing rule with the text before and after (default); rules: only "
         "their names and versions, for large files; none: no trace",
     )
+    add_format_option(run, help_json="the summary on stderr as one JSON object (rows are always JSONL)")
     run.set_defaults(func=cmd_run)
 
     explain = sub.add_parser("explain", help="show each rule that changes a text, before and after")
     add_pack_option(explain)
     explain.add_argument("--task", required=True, help="a task name (gsm8k) or task type (math)")
     explain.add_argument("--options", type=int, default=None, help="number of options (multiple choice)")
-    explain.add_argument("text", help="the raw model output; literal \\n stays literal")
+    explain.add_argument("text", help="the raw model output; literal \\n stays literal; - reads it from stdin")
+    add_format_option(explain, help_json="task, type, raw, trace, normalized, answer, status, reason, pack")
     explain.set_defaults(func=cmd_explain)
 
     hash_ = sub.add_parser("hash", help="print the pack signature and hash")
     add_pack_option(hash_)
-    hash_.add_argument("--json", action="store_true", help="also print the resolved configuration")
+    add_format_option(hash_, help_json="name, signature, hash and the resolved configuration")
+    hash_.add_argument("--json", action="store_const", const="json", dest="format",
+                       help="the same as --format json")
     hash_.set_defaults(func=cmd_hash)
 
 
@@ -79,7 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("--resume needs an input file: stdin cannot be read again")
     statuses: Counter[str] = Counter()
     meta = {"command": "run", "input": input_identity(args.input), "pack_hash": pack.hash, "trace": args.trace,
-            "version": __version__}
+            "signature": pack.signature}
     worker = functools.partial(run_chunk, pack, args.trace)
 
     def consume(records: list[str]) -> None:
@@ -95,6 +83,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(stopped_message(output, done), file=sys.stderr)
             return EXIT_INTERRUPTED
         output.commit()
+    if args.format == "json":
+        document = {"rows": done.rows, "statuses": dict(sorted(statuses.items())),
+                    "pack": {"signature": pack.signature, "hash": pack.hash}}
+        print(json.dumps(document, ensure_ascii=False), file=sys.stderr)
+        return 0
     summary = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
     print(f"{done.rows} rows ({summary}) | {pack.signature}", file=sys.stderr)
     return 0
@@ -109,23 +102,6 @@ def run_chunk(pack: Pack, trace: str, chunk: list[tuple[int, bytes]]) -> tuple[b
         parts.append(encode_row(out))
         statuses.append(str(out.get("status")))
     return b"".join(parts), statuses
-
-
-@contextmanager
-def progress_bar(path: str, *, enabled: bool, desc: str) -> Iterator[Callable[[int], None] | None]:
-    """A row counter on stderr for inputs of at least :data:`PROGRESS_MIN_BYTES` when stderr is a terminal."""
-    big = path != "-" and Path(path).is_file() and Path(path).stat().st_size >= PROGRESS_MIN_BYTES
-    if not (enabled and big and sys.stderr.isatty()):
-        yield None
-        return
-    from tqdm import tqdm
-
-    with tqdm(desc=desc, unit="row", file=sys.stderr) as bar:
-
-        def advance(rows: int) -> None:
-            bar.update(rows)
-
-        yield advance
 
 
 def shape_trace(out: dict[str, Any], mode: str) -> dict[str, Any]:
@@ -154,16 +130,38 @@ def format_explanation(pack: Pack, text: str, task: str, options: int | None = N
     return "\n".join(lines)
 
 
+def explanation_json(pack: Pack, text: str, task: str, options: int | None = None) -> dict[str, Any]:
+    """What :func:`format_explanation` says, as JSON data."""
+    result = pack.run(text, task, options=options)
+    return {
+        "task": task,
+        "task_type": result.task_type,
+        "raw": text,
+        "trace": [step.to_json() for step in result.trace],
+        "normalized": result.text,
+        "answer": result.answer,
+        "status": result.status,
+        "reason": result.reason,
+        "pack": {"signature": pack.signature, "hash": pack.hash},
+    }
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
-    print(format_explanation(pack, args.text, args.task, args.options))
+    text = sys.stdin.read() if args.text == "-" else args.text
+    if args.format == "json":
+        print(json.dumps(explanation_json(pack, text, args.task, args.options), ensure_ascii=False, indent=2))
+    else:
+        print(format_explanation(pack, text, args.task, args.options))
     return 0
 
 
 def cmd_hash(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
+    if args.format == "json":
+        document = {"name": pack.name, "signature": pack.signature, "hash": pack.hash, "resolved": pack.resolved()}
+        print(json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True))
+        return 0
     print(pack.signature)
     print(pack.hash)
-    if args.json:
-        print(json.dumps(pack.resolved(), ensure_ascii=False, indent=2, sort_keys=True))
     return 0

@@ -14,23 +14,28 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize._cli_core import add_pack_option, add_stream_options, progress_bar
-from normalize._io import read_jsonl, to_input_row
-from normalize._jsonl import decode_line, encode_row, restore_written_values
-from normalize._stream import (
+from normalize.cli import EXIT_FINDINGS, EXIT_OK, add_format_option, add_pack_option, use_color
+from normalize.jsonl import (
+    decode_line,
+    encode_row,
+    read_jsonl,
+    restore_written_values,
+    to_input_row,
+)
+from normalize.pack import Pack, canonical_json, load_pack
+from normalize.rows import normalize_row, normalize_rows
+from normalize.stream import (
     EXIT_INTERRUPTED,
+    add_stream_options,
     check_jobs,
     input_identity,
     interruptible,
     open_output,
+    progress_bar,
     run_job,
     stopped_message,
     write_atomically,
 )
-from normalize._version import __version__
-from normalize.cli import EXIT_FINDINGS, EXIT_OK, use_color
-from normalize.pack import Pack, canonical_json, load_pack
-from normalize.rows import normalize_row, normalize_rows
 from scoring._items import item_from_row, run_label, task_name
 from scoring.aggregate import AGGREGATES, SampleAggregator, slim_row
 from scoring.metrics import (
@@ -74,7 +79,8 @@ def register(sub: Any) -> None:
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
     _add_bootstrap_options(compare)
-    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    add_format_option(compare, help_json="the comparison")
+    compare.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
     compare.set_defaults(func=cmd_compare)
 
     audit = sub.add_parser("audit", help="show a seeded sample of rows the rules changed, raw beside normalized")
@@ -135,7 +141,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             for row, score in records:
                 samples.add(row, score)
 
-    meta = {"command": "score", "input": input_identity(args.input), "pack_hash": pack.hash, "version": __version__}
+    meta = {"command": "score", "input": input_identity(args.input), "pack_hash": pack.hash, "signature": pack.signature}
     rows_to = args.output if args.output is not None else os.devnull
     with MathVerifier() as verifier, interruptible() as interrupt, \
             open_output(None if rows_to == "-" else rows_to, meta=meta, resume=args.resume, atomic=rows_to != os.devnull) \
@@ -248,7 +254,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
-    if args.json:
+    if args.format == "json":
         print(json.dumps({
             "a": args.a, "b": args.b, "shared": len(shared), "mean_a": mean_a, "mean_b": mean_b,
             "diff": result.diff, "low": result.low, "high": result.high, "p_b_le_a": result.p_b_le_a,

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "normalize.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "scoring.cli", *args], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=120)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from normalize.cli import main
+from scoring.cli import main
 from tests.adversarial._inputs import mixed_rows, write_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ def reference(source: Path) -> bytes:
 
 def _start(*args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "normalize.cli", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "scoring.cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
 
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-import normalize._stream as stream
-from normalize.cli import main
+import normalize.stream as stream
 from scoring._items import Item
+from scoring.cli import main
 from scoring.report import ReportBuilder
 from tests.adversarial._inputs import BAD_LINES, mixed_rows, write_lines
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 _MEASURE = """
 import resource, sys
-from normalize.cli import main
+from scoring.cli import main
 code = main(sys.argv[1:])
 print("maxrss_kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 raise SystemExit(code)

@@ -18,6 +18,7 @@ still resumable, as after SIGKILL).
 
 from __future__ import annotations
 
+import argparse
 import json
 import multiprocessing
 import os
@@ -47,6 +48,35 @@ PARALLEL_MIN_BYTES = 256 << 10
 Worker = Callable[[list[tuple[int, bytes]]], tuple[bytes, list[Any]]]
 
 _WORKER: Worker | None = None  # set in the parent before the pool forks; workers inherit it
+
+
+#: Inputs of at least this many bytes get a progress bar when stderr is a terminal.
+PROGRESS_MIN_BYTES = 4 << 20
+
+
+def add_stream_options(parser: argparse.ArgumentParser) -> None:
+    """``--jobs`` and ``--resume``, shared by ``run`` and ``score``."""
+    parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help="worker processes (default: every core); the output is the same for any N")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue an interrupted run from the complete rows of OUT.jsonl.partial")
+
+
+@contextmanager
+def progress_bar(path: str, *, enabled: bool, desc: str) -> Iterator[Callable[[int], None] | None]:
+    """A row counter on stderr for inputs of at least :data:`PROGRESS_MIN_BYTES` when stderr is a terminal."""
+    big = path != "-" and Path(path).is_file() and Path(path).stat().st_size >= PROGRESS_MIN_BYTES
+    if not (enabled and big and sys.stderr.isatty()):
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(desc=desc, unit="row", file=sys.stderr) as bar:
+
+        def advance(rows: int) -> None:
+            bar.update(rows)
+
+        yield advance
 
 
 def default_jobs() -> int:
@@ -441,9 +471,11 @@ __all__ = [
     "CHUNK_BYTES",
     "CHUNK_ROWS",
     "EXIT_INTERRUPTED",
+    "PROGRESS_MIN_BYTES",
     "Interrupt",
     "Output",
     "Progress",
+    "add_stream_options",
     "check_jobs",
     "chunks",
     "default_jobs",
@@ -451,6 +483,7 @@ __all__ = [
     "interruptible",
     "open_output",
     "partial_path",
+    "progress_bar",
     "run_job",
     "stopped_message",
     "write_atomically",
