@@ -71,6 +71,7 @@ def progress_bar(path: str, *, enabled: bool, desc: str) -> Iterator[Callable[[i
         return
     from tqdm import tqdm
 
+    tqdm.monitor_interval = 0  # no monitor thread: --jobs forks while the bar is shown
     with tqdm(desc=desc, unit="row", file=sys.stderr) as bar:
 
         def advance(rows: int) -> None:
