@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -104,8 +105,9 @@ def open_output(path: str | Path | None) -> Iterator[IO[bytes]]:
     """A binary handle for ``path``, or stdout when it is None or ``-``."""
     if path is None or str(path) == "-":
         sys.stdout.flush()
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
+        sink = stdout_bytes()
+        yield sink
+        sink.flush()
         return
     parent = Path(path).parent
     try:
@@ -118,6 +120,30 @@ def open_output(path: str | Path | None) -> Iterator[IO[bytes]]:
         raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
     with handle:
         yield handle
+
+
+class _TextSink(io.RawIOBase):
+    """Bytes written to a text stream that has no binary buffer (a notebook's ``sys.stdout``)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self.stream.write(bytes(data).decode("utf-8"))
+        return len(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def stdout_bytes() -> IO[bytes]:
+    """A binary handle on stdout, even when ``sys.stdout`` was replaced by a text-only stream."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    return buffer if buffer is not None else _TextSink(sys.stdout)  # type: ignore[return-value]
 
 
 def write_jsonl(rows: Iterable[dict[str, Any]], path: str | Path | None) -> int:

@@ -33,7 +33,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
-from normalize._io import iter_lines
+from normalize._io import iter_lines, stdout_bytes
 
 #: Rows per chunk sent to a worker process (IPC is amortized over a chunk).
 CHUNK_ROWS = 256
@@ -236,7 +236,7 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
         if resume:
             raise ValueError("--resume needs an output file (-o OUT.jsonl): stdout cannot be resumed")
         sys.stdout.flush()
-        out = Output(None, sys.stdout.buffer)
+        out = Output(None, stdout_bytes())
         yield out
         out.handle.flush()
         return
