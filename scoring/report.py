@@ -114,7 +114,7 @@ class _Group:
         self.ties = 0
         self.scorable = _Values()  # values of scorable items, in order
         self.parsed = array("B")  # 1 where that scorable item was parsed
-        self.option_counts = array("L")  # K of each scorable item; 0 when not stated
+        self.option_counts = array("I")  # K of each scorable item (4 bytes); 0 when not stated
         self.missing_k = 0
         self.too_few_k: set[int] = set()
         self.runs: dict[str, _ExactSum] = {}
@@ -144,7 +144,7 @@ class _Group:
             self.missing_k += 1
         elif k < 2:
             self.too_few_k.add(k)
-        self.option_counts.append(k if k is not None and 0 <= k < 2**32 else 0)
+        self.option_counts.append(0 if k is None or k < 0 else min(k, 2**32 - 1))
         if item.run is not None:
             self.runs.setdefault(item.run, _ExactSum()).add(item.value)
 
