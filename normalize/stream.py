@@ -34,13 +34,12 @@ from types import FrameType
 from typing import IO, Any
 
 from normalize._io import iter_lines, stdout_bytes
+from normalize.cli import EXIT_INTERRUPTED
 
 #: Rows per chunk sent to a worker process (IPC is amortized over a chunk).
 CHUNK_ROWS = 256
 #: A chunk also ends once its lines hold this many bytes, so huge rows do not pile up.
 CHUNK_BYTES = 1 << 20
-#: Exit status of a run stopped by SIGINT (128 + SIGINT), as shells report it.
-EXIT_INTERRUPTED = 130
 #: Inputs below this size run in one process even with ``--jobs`` (starting workers costs more).
 PARALLEL_MIN_BYTES = 256 << 10
 

@@ -156,8 +156,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
         if done.interrupted:
             output.stop()
-            print(stopped_message(output, done) + ("" if args.output else " No report: the run is incomplete."),
-                  file=sys.stderr)
+            message = (stopped_message(output, done) if args.output is not None else
+                       f"normalize: stopped after input line {done.last_line}; no report: the run is incomplete "
+                       "(with -o OUT.jsonl it could be resumed)")
+            print(message, file=sys.stderr)
             return EXIT_INTERRUPTED
         if samples is not None:
             for item in samples.items(verifier=verifier):
