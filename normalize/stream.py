@@ -19,6 +19,7 @@ still resumable, as after SIGKILL).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing
 import os
@@ -415,17 +416,29 @@ def run_job(
                 break
         return progress
 
+    source = chunks(lines)
+    first = next(source, None)
+    if first is None:
+        return progress
+    # The first chunk runs here: lazy imports and compiled patterns are then inherited by the
+    # workers instead of being paid once per worker.
+    data, records = worker(first)
+    take(data, records, first[-1][0])
+    if interrupt.requested:
+        progress.interrupted = True
+        return progress
+
     global _WORKER
     _WORKER = worker
     output.handle.flush()  # forked workers must not inherit unwritten bytes
     sys.stdout.flush()
     sys.stderr.flush()
+    gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
     context = multiprocessing.get_context("fork")
     pending: list[tuple[Future[tuple[bytes, list[Any]]], int]] = []
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(os.getpid(),)) as pool:
-            source = chunks(lines)
             exhausted = False
             while True:
                 while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
@@ -442,6 +455,7 @@ def run_job(
             progress.interrupted = interrupt.requested and not exhausted
     finally:
         _WORKER = None
+        gc.unfreeze()
     return progress
 
 

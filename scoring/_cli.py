@@ -176,15 +176,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_WORKER_VERIFIER: MathVerifier | None = None
+_WORKER_VERIFIER: tuple[int, MathVerifier] | None = None
 
 
 def _verifier_here() -> MathVerifier:
-    """This worker process's own Math-Verify helper (started only if a row needs it)."""
+    """This process's own Math-Verify helper (started only if a row needs it; a forked worker
+    never shares its parent's)."""
     global _WORKER_VERIFIER
-    if _WORKER_VERIFIER is None:
-        _WORKER_VERIFIER = MathVerifier()
-    return _WORKER_VERIFIER
+    if _WORKER_VERIFIER is None or _WORKER_VERIFIER[0] != os.getpid():
+        _WORKER_VERIFIER = (os.getpid(), MathVerifier())
+    return _WORKER_VERIFIER[1]
 
 
 def add_score_fields(out: dict[str, Any], score: Score) -> None:
