@@ -78,6 +78,7 @@ import regex
 from pydantic import Field
 
 from normalize import status as st
+from normalize._phrases import RETRACTION as _RETRACTION
 from normalize._regex import compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, parser
 
@@ -165,15 +166,6 @@ _HEDGES: Final = (
     r"(?i:\b(?:might|may|could)(?:\s+also|\s+well)?\s+be\s+(?:either\s+)?)",
     r"(?i:\b(?:possibly|perhaps|maybe)[ \t]*,?[ \t]*(?:(?:it(?:'s|\s+is)|the\s+answer\s+is)\s+)?)",
     r"(?:可能|也许|或许)(?:是|为|选)\s*",
-)
-# A phrase that takes back what was stated before it: "Wait, that is wrong.", "等等，不对".
-_RETRACTION: Final = (
-    r"(?i:\b(?:wait|hold\s+on|oops|correction|scratch\s+that|on\s+second\s+thoughts?|I\s+take\s+(?:that|it)\s+back"
-    r"|(?:I\s+(?:was|am)|I'm)\s+(?:wrong|mistaken)|I\s+made\s+(?:a|an)\s+(?:mistake|error)"
-    r"|(?:that|this)(?:'s|\s+is|\s+was)\s+(?:wrong|incorrect|not\s+(?:right|correct)|a\s+mistake|an\s+error)"
-    r"|let\s+me\s+(?:correct|reconsider|re-?check|re-?evaluate|rethink|re-?think)"
-    r"|correct(?:ing)?\s+(?:myself|that))\b)"
-    r"|等等|等一下|不对|错了|有误|更正|纠正|修正|重新考虑|再想想|再考虑|我(?:搞|弄|算|看)错"
 )
 # After a negated letter, the letter stated instead: "not B; it is C", "不是B，而是C".
 _INSTEAD: Final = (

@@ -25,7 +25,10 @@ from typing import Any, Final, Literal
 import regex
 from pydantic import field_validator
 
+from normalize import status as st
+from normalize._phrases import RETRACTION
 from normalize._regex import compile_pattern
+from normalize.errors import RejectText
 from normalize.registry import (
     ALL_TYPES,
     DEFAULT_TIMEOUT,
@@ -36,6 +39,7 @@ from normalize.registry import (
     rule,
 )
 from normalize.rules._fences import Fence, find_fences
+from normalize.rules.format import unescape_newlines
 
 _NO_PARAMS: Final = NoParams()
 
@@ -148,15 +152,28 @@ class AnswerMarkerParams(Params):
     ``"keep"`` keeps everything from its first marker (included) to the end of the last
     one's paragraph, so a strict parser still sees statements that disagree.
 
+    ``"contradictory"``: every marker of the winning tier states an answer (up to the next
+    marker); when they differ (compared case- and punctuation-blind, retracted ones left out)
+    the output is ``contradictory``, else the last answer is kept as with ``"last"``.
+
     ``include_marker``: keep the marker itself in front of the answer, for a parser that
     only accepts stated answers (the ``choice`` parser needs "the answer is A or B" to see
     that two letters were stated, and "D, not A" to see which one was negated).
+
+    ``justification``: ``"cut"`` ends the kept answer where its justification starts ("No,
+    because …", "北京，因为…", "Paris. It is …"); ``"keep"`` over-captures to the paragraph end.
+
+    ``unescape``: resolve literal ``\\n``/``\\t`` escapes (as ``unescape_newlines`` does)
+    before looking for markers, so an escaped line break before "Answer:" does not hide it;
+    the kept answer then has real line breaks.  No marker → the text unchanged.
     """
 
     languages: StrTuple = ("en", "zh")
     tiers: Tiers = ()
-    conflict: Literal["last", "keep"] = "last"
+    conflict: Literal["last", "keep", "contradictory"] = "last"
     include_marker: bool = False
+    justification: Literal["keep", "cut"] = "keep"
+    unescape: bool = False
 
     @field_validator("tiers")
     @classmethod
@@ -267,22 +284,115 @@ def extract_answer_marker(
             "extract_answer_marker has no marker tiers: pass tiers, or load it from a pack so "
             "they are resolved from the language overlays"
         )
+    original = text
+    if params.unescape and "\\" in text:  # read escapes as the format stage will
+        text = unescape_newlines(text, timeout=timeout)
     for tier in params.tiers:
         matches: list[regex.Match[str]] = []
         for pattern in tier:
             matches.extend(_guarded(pattern).finditer(text, timeout=timeout))
         matches = _outside_code(text, matches, timeout=timeout)
         matches.sort(key=lambda m: (m.end(), m.start()))
+        if params.conflict == "contradictory" and len(matches) > 1:
+            _refuse_different_answers(text, matches, params, timeout=timeout)
         for index in range(len(matches) - 1, -1, -1):
             begin, end = _answer_span(text, matches[index], timeout=timeout)
             if begin == end:
                 continue
+            if params.justification == "cut":
+                end = _justification_start(text, begin, end, timeout=timeout)
             if params.conflict == "keep" and index > 0:
                 return text[min(m.start() for m in matches[: index + 1]) : end].strip()
             if params.include_marker:
                 return text[matches[index].start() : end].strip()
             return text[begin:end]
-    return text
+    if params.justification == "cut":  # no marker: a short answer and its reason, "No, because …"
+        end = _justification_start(text, 0, len(text), timeout=timeout, pattern=_JUSTIFICATION_AFTER_STOP)
+        head = text[:end]
+        if end < len(text) and len(head.split()) <= _SHORT_ANSWER_WORDS and len(head) <= _SHORT_ANSWER_CHARS:
+            return head.strip()
+    return original
+
+
+#: An unmarked output cut before its justification must have a head this short (words, chars).
+_SHORT_ANSWER_WORDS: Final = 6
+_SHORT_ANSWER_CHARS: Final = 40
+
+
+#: Where a marked answer's justification starts: "No, because …", "北京，因为…", "Paris. It is …",
+#: "Paris\nExplanation: …".  The answer before it must not be empty.
+_JUSTIFICATION: Final = (
+    r"[ \t]+(?i:because\b)"
+    r"|[ \t]*[,;:，；：—–][ \t]*(?i:\b(?:because|since|given\s+that|due\s+to|as\s+(?:the|it|this|they|he|she|we))\b)"
+    r"|[ \t]*[,;，；。][ \t]*(?:因为|由于|原因是|理由是)"
+    r"|[.!?。！？][ \t]+(?i:(?:this|that|it|these|those|because|since|the\s+reason|here)\b)"
+    r"|[ \t]*\n[ \t]*(?i:(?:explanation|reason(?:ing)?|justification|because|rationale)\b|解释|理由|原因|解析)"
+)
+
+
+#: The same, for an output with no marker: only after punctuation ("No, because …").
+_JUSTIFICATION_AFTER_STOP: Final = (
+    r"[ \t]*[,;:，；：—–][ \t]*(?i:\b(?:because|since|given\s+that|due\s+to)\b)"
+    r"|[ \t]*[,;，；。][ \t]*(?:因为|由于|原因是|理由是)"
+)
+
+
+def _justification_start(
+    text: str, begin: int, end: int, *, timeout: float, pattern: str = _JUSTIFICATION
+) -> int:
+    """Where the answer in ``text[begin:end]`` stops before its justification (else ``end``)."""
+    found = compile_pattern(pattern).search(text, begin, end, timeout=timeout)
+    while found is not None and not text[begin : found.start()].strip(" \t\n*_\"'“”"):
+        found = compile_pattern(pattern).search(text, found.end(), end, timeout=timeout)
+    if found is None:
+        return end
+    stop = found.start()
+    while stop > begin and text[stop - 1].isspace():
+        stop -= 1
+    return stop
+
+
+def _answer_key(answer: str) -> str:
+    """What two marked answers are compared on: case, punctuation, markdown and spacing ignored."""
+    kept = "".join(c for c in answer.casefold() if c.isalnum() or c.isspace())
+    return " ".join(kept.split())
+
+
+def _refuse_different_answers(
+    text: str, matches: list[regex.Match[str]], params: AnswerMarkerParams, *, timeout: float
+) -> None:
+    """Raise ``contradictory`` when the markers in ``matches`` state different answers.
+
+    Each answer runs from its marker to the next marker (or its paragraph end), justification
+    cut.  A marker whose answer runs into the next marker without a sentence or line end is
+    one statement with it ("Answer: the answer is Paris"); a retraction ("Wait, that is
+    wrong.") between two answers drops the ones before it.
+    """
+    answers: list[tuple[int, str]] = []
+    for index, match in enumerate(matches):
+        begin, end = _answer_span(text, match, timeout=timeout)
+        if index + 1 < len(matches):
+            following = matches[index + 1].start()
+            if following < end:
+                if not compile_pattern(r"[.!?。！？\n]").search(text, begin, following, timeout=timeout):
+                    continue  # the same statement goes on in the next marker
+                end = following
+        end = _justification_start(text, begin, end, timeout=timeout)
+        key = _answer_key(text[begin:end])
+        if key:
+            answers.append((match.start(), key))
+    if len({key for _, key in answers}) < 2:
+        return
+    last = answers[-1][0]
+    mark = None
+    for found in compile_pattern(RETRACTION).finditer(text, answers[0][0], last, timeout=timeout):
+        mark = found.start()
+    if mark is not None:
+        answers = [(at, key) for at, key in answers if at > mark]
+    distinct = list(dict.fromkeys(key for _, key in answers))
+    if len(distinct) > 1:
+        shown = ", ".join(repr(k) for k in distinct[:3])
+        raise RejectText(st.CONTRADICTORY, f"the output marks different answers: {shown}")
 
 
 def _outside_code(text: str, matches: list[regex.Match[str]], *, timeout: float) -> list[regex.Match[str]]:
