@@ -8,18 +8,30 @@ from typing import Any
 
 from normalize import status as st
 from normalize._io import InputRow
-from normalize.pack import Pack
+from normalize.pack import Pack, read_options
 
 #: Inputs with at least this many rows get a progress bar when stderr is a terminal.
 PROGRESS_MIN_ROWS = 2000
 
 
 def row_options(data: dict[str, Any]) -> Sequence[str] | int | None:
-    """The option domain of a row: its ``options`` (texts or a count), or ``choices``."""
-    value = data.get("options", data.get("choices"))
-    if value is None or (isinstance(value, (int, list)) and not isinstance(value, bool)):
+    """The option domain of a row: its ``options`` (texts or a count), or ``choices``; read by
+    :func:`~normalize.pack.read_options` (``4.0`` → 4; anything else → ``ValueError``)."""
+    return read_options(data.get("options", data.get("choices")))
+
+
+def row_schema(pack: Pack, task: str, data: dict[str, Any]) -> dict[str, Any] | str | None:
+    """A row's own JSON Schema (``schema``: an object, or a name in the pack's ``schemas:``),
+    for task types whose chain parses JSON; other task types ignore the field (a text-to-SQL
+    row's ``schema`` is a database schema, not a JSON Schema)."""
+    value = data.get("schema")
+    if value is None:
+        return None
+    if not any(spec.stage == "structure" for spec in pack.chain(task)):
+        return None
+    if isinstance(value, (dict, str)):
         return value
-    raise ValueError(f"options must be a list of texts or a count, got {value!r}")
+    raise ValueError(f"schema must be a JSON Schema object or a schema name, got {value!r}")
 
 
 def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
@@ -46,9 +58,10 @@ def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
     try:
         pack.task_type_of(task)
         options = row_options(data)
+        schema = row_schema(pack, task, data)
     except ValueError as exc:
         return invalid(f"line {row.line}: {exc}")
-    result = pack.run(output, task, options=options)
+    result = pack.run(output, task, options=options, schema=schema)
     out.update(result.to_json())
     out["task_type"] = result.task_type
     return out

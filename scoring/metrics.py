@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final, NamedTuple
 
-from normalize.pack import Pack, canonical_json
+from normalize.pack import Pack, canonical_json, read_options
 from scoring._mathverify import MathVerifier
 
 __all__ = [
@@ -712,8 +712,9 @@ def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier |
     task = row.get("task")
     config = scoring_config(pack, task if isinstance(task, str) else kind, kind)
     answer = row.get("answer") if row.get("status", "ok") == "ok" else None
-    options = row.get("options", row.get("choices"))
-    if not (options is None or (isinstance(options, (list, int)) and not isinstance(options, bool))):
+    try:  # the one reader of options: 4.0 or a numpy integer is a count
+        options = read_options(row.get("options", row.get("choices")))
+    except ValueError:
         options = None
     try:
         golds = read_targets(config, target, row.get("aliases"), options)

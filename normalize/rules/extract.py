@@ -17,6 +17,7 @@ Every rule returns its input unchanged when there is nothing to extract.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -321,19 +322,21 @@ _SHORT_ANSWER_CHARS: Final = 40
 
 #: Where a marked answer's justification starts: "No, because …", "北京，因为…", "Paris. It is …",
 #: "Paris\nExplanation: …".  The answer before it must not be empty.
-_JUSTIFICATION: Final = (
-    r"[ \t]+(?i:because\b)"
-    r"|[ \t]*[,;:，；：—–][ \t]*(?i:\b(?:because|since|given\s+that|due\s+to|as\s+(?:the|it|this|they|he|she|we))\b)"
-    r"|[ \t]*[,;，；。][ \t]*(?:因为|由于|原因是|理由是)"
-    r"|[.!?。！？][ \t]+(?i:(?:this|that|it|these|those|because|since|the\s+reason|here)\b)"
-    r"|[ \t]*\n[ \t]*(?i:(?:explanation|reason(?:ing)?|justification|because|rationale)\b|解释|理由|原因|解析)"
+_JUSTIFICATION: Final = (  # each branch starts where a run of blanks starts: linear time
+    r"(?<![ \t])(?:"
+    r"[ \t]++(?i:because\b)"
+    r"|[ \t]*+[,;:，；：—–][ \t]*+(?i:\b(?:because|since|given\s+that|due\s+to|as\s+(?:the|it|this|they|he|she|we))\b)"
+    r"|[ \t]*+[,;，；。][ \t]*+(?:因为|由于|原因是|理由是)"
+    r"|[.!?。！？][ \t]++(?i:(?:this|that|it|these|those|because|since|the\s+reason|here)\b)"
+    r"|[ \t]*+\n[ \t]*+(?i:(?:explanation|reason(?:ing)?|justification|because|rationale)\b|解释|理由|原因|解析)"
+    r")"
 )
 
 
 #: The same, for an output with no marker: only after punctuation ("No, because …").
 _JUSTIFICATION_AFTER_STOP: Final = (
-    r"[ \t]*[,;:，；：—–][ \t]*(?i:\b(?:because|since|given\s+that|due\s+to)\b)"
-    r"|[ \t]*[,;，；。][ \t]*(?:因为|由于|原因是|理由是)"
+    r"(?<![ \t])(?:[ \t]*+[,;:，；：—–][ \t]*+(?i:\b(?:because|since|given\s+that|due\s+to)\b)"
+    r"|[ \t]*+[,;，；。][ \t]*+(?:因为|由于|原因是|理由是))"
 )
 
 
@@ -368,13 +371,16 @@ def _refuse_different_answers(
     one statement with it ("Answer: the answer is Paris"); a retraction ("Wait, that is
     wrong.") between two answers drops the ones before it.
     """
+    blanks = [m.start() for m in compile_pattern(_BLANK_LINE).finditer(text, timeout=timeout)]
     answers: list[tuple[int, str]] = []
     for index, match in enumerate(matches):
-        begin, end = _answer_span(text, match, timeout=timeout)
+        begin = _skip_decoration(text, match.end(), timeout=timeout)
+        after = bisect.bisect_left(blanks, begin)
+        end = blanks[after] if after < len(blanks) else len(text)
         if index + 1 < len(matches):
             following = matches[index + 1].start()
             if following < end:
-                if not compile_pattern(r"[.!?。！？\n]").search(text, begin, following, timeout=timeout):
+                if not compile_pattern(r"[.!?。！？\n]").search(text, begin, max(begin, following), timeout=timeout):
                     continue  # the same statement goes on in the next marker
                 end = following
         end = _justification_start(text, begin, end, timeout=timeout)
@@ -589,8 +595,31 @@ class _Span:
     end: int  # exclusive
 
 
-@rule("extract_json_block", stage="extract", version=1, scope=("structured_json",))
-def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+class JsonBlockParams(Params):
+    """``alternatives``: ``"first"`` keeps the block found first (see below) however many
+    others there are; ``"contradictory"`` first looks at every outermost JSON value in the
+    text, and when two different ones are offered as alternatives ("Option 1: {…}
+    Alternatively: {…}", "或者 {…}": an alternative word between them) the output is
+    ``contradictory``.  The same value written twice is one answer."""
+
+    alternatives: Literal["first", "contradictory"] = "first"
+
+
+_DEFAULT_JSON_BLOCK: Final = JsonBlockParams()
+
+#: Words between two JSON values that offer the second as an alternative to the first.
+_ALTERNATIVE: Final = (
+    r"(?i:\b(?:or|alternatively|alternative(?:ly)?|another\s+(?:option|possibility|answer|way|version)"
+    r"|option\s*(?:\d+|[a-z])\b|either|otherwise|(?:also|equally)\s+(?:valid|acceptable|possible|correct)"
+    r"|could\s+also\s+be|or\s+else)\b)"
+    r"|或者|或是|也可以|另一种|另一个|备选|也行|或"
+)
+
+
+@rule("extract_json_block", stage="extract", version=1, scope=("structured_json",), params=JsonBlockParams)
+def extract_json_block(
+    text: str, params: JsonBlockParams = _DEFAULT_JSON_BLOCK, *, timeout: float = DEFAULT_TIMEOUT
+) -> str:
     """Keep the first balanced JSON object or array, looking in a fenced ``json`` block first.
 
     Order of search: the first fence tagged ``json``; fences with no language whose content
@@ -606,7 +635,13 @@ def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: flo
     '{"ok": true}'
     >>> extract_json_block("no json [here]")
     'no json [here]'
+    >>> extract_json_block('{"a": 1} or {"a": 2}', JsonBlockParams(alternatives="contradictory"))
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
+    if params.alternatives == "contradictory":
+        _refuse_alternatives(text, timeout=timeout)
     fences = find_fences(text, timeout=timeout)
     regions: list[tuple[int, int]] = []
     tagged = next((f for f in fences if f.lang == "json"), None)
@@ -621,6 +656,45 @@ def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: flo
         if span is not None:
             return text[span.start : span.end]
     return text
+
+
+def _refuse_alternatives(text: str, *, timeout: float) -> None:
+    """Raise ``contradictory`` when two different outermost JSON values stand in the text with
+    an alternative word ("or", "Alternatively", "或者") between them."""
+    decoder = json.JSONDecoder(strict=False)
+    values: list[tuple[_Span, str]] = []
+    reach = -1
+    attempts = 0
+    for span in _balanced_spans(text, 0, len(text), timeout=timeout):
+        if span.start < reach:
+            continue
+        attempts += 1
+        if attempts > _MAX_PARSE_ATTEMPTS:
+            break
+        try:
+            value, stop = decoder.raw_decode(text, span.start)
+        except (ValueError, RecursionError):
+            continue
+        if stop != span.end:
+            continue
+        reach = span.end
+        try:
+            key = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        except (ValueError, RecursionError):
+            continue
+        values.append((span, key))
+    for (first, key_a), (second, key_b) in itertools.pairwise(values):
+        if key_a == key_b:
+            continue
+        if compile_pattern(_ALTERNATIVE).search(text, first.end, second.start, timeout=timeout):
+            raise RejectText(
+                st.CONTRADICTORY,
+                f"the output offers different JSON values as alternatives: {_clip(key_a)} and {_clip(key_b)}",
+            )
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _first_json_span(text: str, start: int, end: int, *, timeout: float) -> _Span | None:

@@ -191,12 +191,22 @@ def dump_json(value: Any) -> str:
     return canonical_json(value)
 
 
-@rule("parse_json", stage="structure", version=1, scope=_SCOPE, params=JsonLimits)
+#: Some JSON, however broken: a bracket anywhere, or a text that starts like a JSON value.
+_JSON_BEGINS: Final = r"[\[{]|\A\s*(?:[\"'\-.0-9]|(?:true|false|null|True|False|None)\b)"
+
+
+@rule("parse_json", stage="structure", version=2, scope=_SCOPE, params=JsonLimits)
 def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Parse strict JSON within the size, depth and digit limits; write it in canonical form.
 
-    An empty output is ``no_answer`` (nothing was stated); anything else that does not parse
-    is ``invalid`` with the reason: the JSON error position, ``NaN``, a limit.
+    An empty output, or one with no JSON at all (no bracket, and it does not start like a JSON
+    value: "I cannot help with that."), is ``no_answer`` (nothing was stated); anything else that does
+    not parse is ``invalid`` with the reason: the JSON error position, ``NaN``, a limit.
+
+    >>> parse_json("Sorry, I cannot extract that.")
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: no_answer: no JSON in the output
 
     >>> parse_json('{"b": 1,  "a": [true, null]}')
     '{"a":[true,null],"b":1}'
@@ -211,7 +221,13 @@ def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: floa
     """
     if not text.strip():
         raise RejectText(st.NO_ANSWER, "the output is empty")
-    return dump_json(load_json(text, params, timeout=timeout))
+    try:
+        value = load_json(text, params, timeout=timeout)
+    except RejectText as rejected:
+        if rejected.status == st.INVALID and compile_pattern(_JSON_BEGINS).search(text, timeout=timeout) is None:
+            raise RejectText(st.NO_ANSWER, "no JSON in the output") from None
+        raise
+    return dump_json(value)
 
 
 @rule("canonicalize_json", stage="structure", version=1, scope=_SCOPE)
