@@ -778,10 +778,21 @@ def _value_may_start(text: str, pos: int, floor: int) -> bool:
 
 
 class CodeBlockParams(Params):
-    """Which fence to keep, and the info-string languages to prefer (lowercase)."""
+    """Which fence to keep, and the info-string languages to prefer (lowercase).
+
+    ``final_markers``: regexes (case-insensitive) that introduce the final block ("Final
+    answer:", "最终代码"); the last fence with one in the prose just before it wins over every
+    other fence (earlier drafts).  ``alternatives``: ``"which"`` keeps the ``which`` fence;
+    ``"contradictory"`` first sets aside test and usage blocks (asserts, ``def test_``, calls
+    of what another block defines), then two different solution blocks offered as
+    alternatives (they define the same function or class, or an "Alternatively"/"或者" stands
+    between them) with no final marker make the output ``contradictory``.
+    """
 
     which: Literal["first", "last"] = "last"
     languages: StrTuple = ()
+    final_markers: StrTuple = ()
+    alternatives: Literal["which", "contradictory"] = "which"
 
     @field_validator("languages")
     @classmethod
@@ -822,5 +833,78 @@ def extract_code_block(
         return text
     preferred = [f for f in fences if f.lang in params.languages]
     pool = preferred or fences
+    if params.final_markers:
+        final = _final_fence(text, pool, params.final_markers, timeout=timeout)
+        if final is not None:
+            return final.content(text)
+    if params.alternatives == "contradictory" and len(pool) > 1:
+        pool = _solution_fences(text, pool, timeout=timeout)
     chosen = pool[0] if params.which == "first" else pool[-1]
     return chosen.content(text)
+
+
+#: How far back before a fence its introducing words are looked for.
+_INTRO_CHARS: Final = 300
+
+
+def _final_fence(text: str, fences: Sequence[Fence], markers: Sequence[str], *, timeout: float) -> Fence | None:
+    """The last fence whose introduction (the prose since the previous fence) has a final marker."""
+    pattern = compile_pattern("|".join(f"(?:{m})" for m in markers), regex.IGNORECASE)
+    found = None
+    previous_end = 0
+    for fence in fences:
+        begin = max(previous_end, fence.start - _INTRO_CHARS)
+        if pattern.search(text, begin, fence.start, timeout=timeout) is not None:
+            found = fence
+        previous_end = fence.end
+    return found
+
+
+_DEFINED: Final = (
+    r"(?m)^[ \t]*(?:(?:async[ \t]+)?def|class|function|func|fn|sub)[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+)
+_TEST_NAME: Final = r"(?i:test\w*|check\w*|main)"
+_TEST_CODE: Final = r"(?m)^[ \t]*(?:assert\b|print[ \t]*\(|console\.log|unittest\b|import[ \t]+(?:unittest|pytest)\b|if[ \t]+__name__)"
+_CODE_ALTERNATIVE: Final = (
+    r"(?i:\b(?:alternatively|alternative(?:\s+(?:solution|approach|version|implementation))?|another\s+(?:way|approach|solution|option|version|implementation)"
+    r"|or\s+(?:you\s+could|we\s+could|simply|just|use)|(?:approach|solution|method|option|version)\s*(?:2|two|b)\b)\b)"
+    r"|或者|另一种|另一个(?:版本|写法|方法)|方法二|解法二|也可以"
+)
+
+
+def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> list[Fence]:
+    """The fences that hold a solution; ``contradictory`` when two of them are alternatives."""
+    defined = [
+        {m["name"] for m in compile_pattern(_DEFINED).finditer(text, f.content_start, f.content_end, timeout=timeout)}
+        for f in fences
+    ]
+    everything = set().union(*defined)
+    solutions: list[int] = []
+    for index, fence in enumerate(fences):
+        own = {name for name in defined[index] if not compile_pattern(_TEST_NAME).fullmatch(name, timeout=timeout)}
+        others = everything - defined[index]
+        if not own and others and compile_pattern(_TEST_CODE).search(
+            text, fence.content_start, fence.content_end, timeout=timeout
+        ):
+            continue  # tests or a usage example of what another block defines
+        if not own and others and any(
+            compile_pattern(rf"\b{regex.escape(name)}[ \t]*\(").search(text, fence.content_start, fence.content_end, timeout=timeout)
+            for name in sorted(others)[:50]
+        ) and not defined[index]:
+            continue
+        solutions.append(index)
+    if not solutions:
+        return list(fences)
+    for first, second in itertools.pairwise(solutions):
+        a, b = fences[first], fences[second]
+        if a.content(text).strip() == b.content(text).strip():
+            continue
+        shared = (defined[first] & defined[second]) - {""}
+        offered = compile_pattern(_CODE_ALTERNATIVE).search(text, a.end, b.start, timeout=timeout) is not None
+        if shared or offered:
+            why = f"both define {', '.join(sorted(shared))}" if shared else "offered as alternatives"
+            raise RejectText(
+                st.CONTRADICTORY,
+                f"two different code blocks and no final one ({why}); mark the final block, e.g. 'Final answer:'",
+            )
+    return [fences[i] for i in solutions]
