@@ -11,6 +11,6 @@ RETRACTION: Final = (
     r"|(?:I\s+(?:was|am)|I'm)\s+(?:wrong|mistaken)|I\s+made\s+(?:a|an)\s+(?:mistake|error)"
     r"|(?:that|this)(?:'s|\s+is|\s+was)\s+(?:wrong|incorrect|not\s+(?:right|correct)|a\s+mistake|an\s+error)"
     r"|let\s+me\s+(?:correct|reconsider|re-?check|re-?evaluate|rethink|re-?think)"
-    r"|correct(?:ing)?\s+(?:myself|that))\b)"
+    r"|correct(?:ing)?\s+(?:myself|that)|actually,?\s+no|no,?\s+wait|I\s+misread|on\s+reflection)\b)"
     r"|等等|等一下|不对|错了|有误|更正|纠正|修正|重新考虑|再想想|再考虑|我(?:搞|弄|算|看)错"
 )

@@ -125,9 +125,9 @@ _NOT_AFTER_XUAN: Final = r"(?<!不|如果|若|假如|假设|要是|若是|是否
 
 _MARKERS: Final = (
     # The (final/correct) answer is / answer: / Final Answer + newline.
-    rf"(?i:\banswer[ \t]*(?:{_EN_VERB}[ \t]*(?:as\s+follows[ \t]*)?[:=]?|[:=]|\n)[ \t]*{_ADVERBS})",
+    rf"(?i:\banswer[ \t]*(?:{_EN_VERB}[ \t]*(?:as\s+follows[ \t]*)?[:=]?|[:=]|\n|[–—]|(?<=[ \t])-(?=[ \t]))[ \t]*{_ADVERBS})",
     # The correct/best option is, my (final) choice is.
-    rf"(?i:\b(?:(?:the\s+)?(?:correct|right|best|final)\s+(?:option|choice|letter)|my\s+(?:final\s+)?(?:choice|pick|selection|option))\s*(?:{_EN_VERB}[ \t]*[:=]?|[:=])[ \t]*{_ADVERBS})",
+    rf"(?i:\b(?:(?:the\s+)?(?:correct|right|best|final)\s+(?:option|choice|letter|one)|my\s+(?:final\s+)?(?:choice|pick|selection|option))\s*(?:{_EN_VERB}[ \t]*[:=]?|[:=])[ \t]*{_ADVERBS})",
     # I choose / I'd pick / I will go with.
     r"(?i:\bI(?:'d|'ll|\s+would|\s+will|\s+shall)?\s+(?:choose|pick|select|go\s+with|opt\s+for)\s+)",
     r"\\(?:boxed|fbox)\s*\{",
@@ -158,6 +158,11 @@ _CONCLUSIONS: Final = (
     r"(?:\s+that)?\s+)?"
     r"(?:(?:it|this|that)(?:'s|\s+is|\s+must\s+be|\s+should\s+be|\s+has\s+to\s+be|\s+would\s+be|\s+will\s+be)\s+)?"
     rf"{_ADVERBS})",
+    # "I think it's B", "It must be D", "Not A, not C, it's B": a clause that opens with it
+    r"(?i:(?:\b(?:I|we)(?:'d|\s+would)?\s+(?:think|believe|guess|say|conclude)(?:\s+that)?\s+|(?:(?<![^\n])|(?<=[.;,!?:—–]))[ \t]*)"
+    r"(?:it|this)(?:'s|\s+is|\s+must\s+be|\s+should\s+be|\s+has\s+to\s+be|\s+would\s+be)\s+"
+    rf"{_ADVERBS})",
+    r"(?i:\bit\s+(?:must|has\s+to|should)\s+be\s+)",
     r"(?:因此|所以|故而|故|综上(?:所述)?|总之|由此可见|可见)\s*[,，:：]?\s*"
     r"(?:我(?:认为|觉得|选择?)\s*)?(?:(?:应该|应当|应|就|只能)\s*)?(?:是|为)?\s*",
 )
