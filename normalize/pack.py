@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
-import math
-import numbers
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
+from normalize._json import canonical_json
 from normalize._version import __version__
 from normalize._yaml import Document, load_yaml
 from normalize.engine import (
@@ -30,12 +28,21 @@ from normalize.engine import (
     Result,
     RuleSpec,
     TraceStep,
+    build_spec,
     check_stage_order,
     replay,
     run_chain,
 )
-from normalize.errors import PackError
-from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, TASK_TYPES, Params, ParseContext
+from normalize.errors import CheckSectionError, PackError
+from normalize.registry import (
+    DEFAULT_TIMEOUT,
+    REGISTRY,
+    TASK_TYPES,
+    Params,
+    ParseContext,
+    SectionError,
+)
+from normalize.row import read_options_value
 
 PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
@@ -132,6 +139,8 @@ class Pack:
     scoring: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
     check_config: Mapping[str, Any] = field(default_factory=dict)
+    #: What rules' ``resolve`` hooks read (languages, schemas, aliases), as resolved at load time.
+    resources: Mapping[str, Any] = field(default_factory=dict)
 
     # ---- identity
 
@@ -226,11 +235,13 @@ class Pack:
         task: str,
         *,
         options: Sequence[str] | int | None = None,
+        task_type: str | None = None,
         schema: Mapping[str, Any] | str | None = None,
     ) -> Result:
-        """Normalize one output and parse it strictly.
+        """Normalize one output and parse it strictly (``task_type``: already resolved from ``task``).
 
-        ``options``: the row's option texts or count (read by :func:`read_options`).
+        ``options``: the row's option texts or count (read by
+        :func:`normalize.row.read_options_value`: ``4.0`` or a numpy integer is a count).
         ``schema``: the row's own JSON Schema (or a name in the pack's ``schemas:``), applied
         like a pack schema; it is kept in ``result.extra["schema"]`` so the result replays.  A
         bad ``options`` or ``schema`` gives status ``invalid`` naming it.
@@ -243,7 +254,8 @@ class Pack:
         >>> r.answer, [step.rule for step in r.trace]
         ({'age': 87}, ['parse_json', 'align_json_schema'])
         """
-        task_type = self.task_type_of(task)
+        if task_type is None or task_type not in self.task_types:
+            task_type = self.task_type_of(task)
         t = self.task_types[task_type]
         extra: dict[str, Any] = {}
         chain = t.chain
@@ -253,8 +265,9 @@ class Pack:
                 chain = self._with_row_schema(chain, schema)
             except ValueError as exc:
                 return Result(
-                    raw=text, text=None, status=st.INVALID, reason=f"row schema: {exc}", trace=(),
-                    task=task, task_type=task_type, rules_hash=self.hash, extra=extra,
+                    raw=text if isinstance(text, str) else None, text=None, status=st.INVALID,
+                    reason=f"row schema: {exc}", trace=(), task=task, task_type=task_type,
+                    rules_hash=self.hash, extra=extra,
                 )
         outcome = run_chain(
             chain,
@@ -279,9 +292,9 @@ class Pack:
             extra=extra,
         )
 
-    def _parse(self, spec: ParserSpec, text: str, options: Any) -> tuple[str, str | None, Any]:
+    def _parse(self, spec: ParserSpec, text: str, options: Any) -> tuple[st.Status, str | None, Any]:
         try:
-            domain = read_options(options)
+            domain = read_options_value(options)
         except ValueError as exc:
             return st.INVALID, f"parser {spec.name}: {exc}", None
         ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout)
@@ -326,49 +339,6 @@ class Pack:
     def alias_groups(self) -> tuple[tuple[str, ...], ...]:
         """Every alias group of every table, for matching (never for rewriting outputs)."""
         return tuple(group for _, groups in sorted(self.aliases.items()) for group in groups)
-
-
-def read_options(value: Any) -> tuple[str, ...] | int | None:
-    """A row's option domain as the parsers take it: option texts or a count, or None.
-
-    The one reader of ``options``: rows from data frames carry ``4.0`` or numpy integers for a
-    count and numpy arrays for the texts; those are read as the count or texts they are.
-    Anything else raises ``ValueError`` naming the bad value.
-
-    >>> read_options(4.0), read_options(["yes", "no"]), read_options(None)
-    (4, ('yes', 'no'), None)
-    >>> read_options(4.5)
-    Traceback (most recent call last):
-    ...
-    ValueError: options must be a list of option texts or a count, got 4.5
-    """
-    if value is None:
-        return None
-    if isinstance(value, bool) or isinstance(value, (str, bytes, Mapping)):
-        raise ValueError(f"options must be a list of option texts or a count, got {value!r}")
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        number = float(value)
-        if math.isfinite(number) and number.is_integer():
-            return int(number)
-        raise ValueError(f"options must be a list of option texts or a count, got {value!r}")
-    items = value.tolist() if hasattr(value, "tolist") else value  # numpy arrays, pandas series
-    if isinstance(items, (list, tuple)):
-        bad = [item for item in items if not isinstance(item, str)]
-        if bad:
-            raise ValueError(f"option texts must be strings, got {bad[0]!r} in {list(items)!r}")
-        return tuple(items)
-    raise ValueError(f"options must be a list of option texts or a count, got {value!r}")
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, compact separators, UTF-8 kept: the form every hash is taken over.
-
-    >>> canonical_json({"b": 1, "a": "é"})
-    '{"a":"é","b":1}'
-    """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 # --------------------------------------------------------------------------- loading
@@ -517,6 +487,15 @@ def _resolve(docs: list[Document]) -> Pack:
             close = difflib.get_close_matches(type_name, list(task_types), n=1)
             raise fail(("tasks", task), f"task {task!r} maps to unknown task type {type_name!r}"
                        + (f"; did you mean {close[0]!r}?" if close else ""))
+    _validate_check_section(model.check, fail)
+    kinds = {**{t: t for t in task_types}, **model.tasks}
+    for section_name, validator in REGISTRY.sections.items():
+        value = merged.get(section_name)
+        if isinstance(value, dict) and value:
+            try:
+                validator(value, kinds)
+            except SectionError as exc:
+                raise fail((section_name, *exc.path), str(exc)) from None
     return Pack(
         name=model.name,
         settings=model.settings,
@@ -527,7 +506,50 @@ def _resolve(docs: list[Document]) -> Pack:
         scoring={k: dict(v) for k, v in model.scoring.items()},
         sources=tuple(d.file for d in docs),
         check_config=dict(model.check),
+        resources=resources,
     )
+
+
+def _validate_check_section(config: Mapping[str, Any], fail: Any) -> None:
+    """``check:`` holds ``reverse: accept:`` entries of reviewed out-of-scope effects."""
+
+    def bad(path: tuple[Any, ...], message: str) -> CheckSectionError:
+        err = fail(("check", *path), message)
+        return CheckSectionError(err.message, file=err.file, line=err.line, column=err.column)
+
+    unknown = set(config) - {"reverse"}
+    if unknown:
+        raise bad((sorted(unknown)[0],), f"pack check section: unknown keys {sorted(unknown)}; allowed: ['reverse']")
+    reverse = config.get("reverse", {})
+    if not isinstance(reverse, dict):
+        raise bad(("reverse",), f"pack check.reverse must be a mapping, got {reverse!r}")
+    unknown = set(reverse) - {"accept"}
+    if unknown:
+        raise bad(("reverse", sorted(unknown)[0]),
+                  f"pack check.reverse: unknown keys {sorted(unknown)}; allowed: ['accept']")
+    entries = reverse.get("accept", [])
+    if not isinstance(entries, list):
+        raise bad(("reverse", "accept"), f"pack check.reverse.accept must be a list, got {entries!r}")
+    seen: set[tuple[Any, Any]] = set()
+    for i, entry in enumerate(entries):
+        where = f"pack check.reverse.accept[{i}]"
+        path = ("reverse", "accept", i)
+        if not isinstance(entry, dict) or set(entry) != {"rule", "task_type", "reason"}:
+            raise bad(path, f"{where}: needs exactly rule, task_type and reason, got {entry!r}")
+        rule, task_type, reason = entry["rule"], entry["task_type"], entry["reason"]
+        if rule not in REGISTRY.rules:
+            raise bad((*path, "rule"), f"{where}: unknown rule {rule!r}{_suggest(str(rule), REGISTRY.rules)}")
+        if task_type not in TASK_TYPES:
+            raise bad((*path, "task_type"),
+                      f"{where}: unknown task type {task_type!r}; known: {', '.join(TASK_TYPES)}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise bad((*path, "reason"), f"{where}: reason must be a non-empty string")
+        if task_type in REGISTRY.rules[rule].scope:
+            raise bad((*path, "task_type"),
+                      f"{where}: {task_type} is in the scope of {rule}; only out-of-scope effects are accepted")
+        if (rule, task_type) in seen:
+            raise bad(path, f"{where}: {rule} on {task_type} is accepted twice")
+        seen.add((rule, task_type))
 
 
 def _path_keys(value: Any, path: tuple[Any, ...]) -> set[Any]:
@@ -549,17 +571,14 @@ def _suggest(name: str, known: Iterable[str]) -> str:
 
 def _resolve_rule(item: str | _RuleEntry, path: tuple[Any, ...], resources: Mapping[str, Any], fail: Any) -> RuleSpec:
     entry = _RuleEntry(rule=item) if isinstance(item, str) else item
-    try:
-        definition = REGISTRY.rule(entry.rule)
-    except KeyError:
-        raise fail(path, f"unknown rule {entry.rule!r}{_suggest(entry.rule, REGISTRY.rules)}") from None
+    definition = REGISTRY.rules.get(entry.rule)
+    if definition is None:
+        raise fail(path, f"unknown rule {entry.rule!r}{_suggest(entry.rule, REGISTRY.rules)}")
     if entry.version is not None and entry.version != definition.version:
         raise fail(path, f"rule {entry.rule!r} is pinned to version {entry.version}, "
                          f"but this library has version {definition.version}")
     try:
-        params = definition.params_model.model_validate(entry.params)
-        if definition.resolve is not None:
-            params = definition.resolve(params, resources)
+        return build_spec(entry.rule, entry.params, resources)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(err["loc"])
@@ -568,7 +587,6 @@ def _resolve_rule(item: str | _RuleEntry, path: tuple[Any, ...], resources: Mapp
                    + (f" (got {err['input']!r})" if "input" in err else "")) from None
     except (ValueError, KeyError) as exc:
         raise fail((*path, "params"), f"rule {entry.rule!r}: {exc}") from None
-    return RuleSpec(entry.rule, definition.version, params)
 
 
 def _resolve_parser(item: str | _ParserEntry, path: tuple[Any, ...], fail: Any) -> ParserSpec:
@@ -590,4 +608,4 @@ def _resolve_parser(item: str | _ParserEntry, path: tuple[Any, ...], fail: Any) 
     return ParserSpec(entry.name, definition.version, params)
 
 
-__all__ = ["Pack", "ParserSpec", "Settings", "TaskType", "TraceStep", "canonical_json", "load_pack", "read_options"]
+__all__ = ["Pack", "ParserSpec", "Settings", "TaskType", "TraceStep", "canonical_json", "load_pack"]

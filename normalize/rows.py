@@ -3,31 +3,32 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from normalize import status as st
 from normalize._io import InputRow
-from normalize.pack import Pack, read_options
+from normalize.pack import Pack
+from normalize.row import Row, RowError, read_options
 
 #: Inputs with at least this many rows get a progress bar when stderr is a terminal.
 PROGRESS_MIN_ROWS = 2000
 
 
 def row_options(data: dict[str, Any]) -> Sequence[str] | int | None:
-    """The option domain of a row: its ``options`` (texts or a count), or ``choices``; read by
-    :func:`~normalize.pack.read_options` (``4.0`` → 4; anything else → ``ValueError``)."""
-    return read_options(data.get("options", data.get("choices")))
+    """The option domain of a row (kept for callers; :func:`normalize.row.read_options` reads it)."""
+    return read_options(data)
 
 
-def row_schema(pack: Pack, task: str, data: dict[str, Any]) -> dict[str, Any] | str | None:
+def row_schema(pack: Pack, task_type: str, data: Mapping[str, Any]) -> dict[str, Any] | str | None:
     """A row's own JSON Schema (``schema``: an object, or a name in the pack's ``schemas:``),
     for task types whose chain parses JSON; other task types ignore the field (a text-to-SQL
-    row's ``schema`` is a database schema, not a JSON Schema)."""
+    row's ``schema`` is a database schema, not a JSON Schema).  ``ValueError`` for another
+    value."""
     value = data.get("schema")
     if value is None:
         return None
-    if not any(spec.stage == "structure" for spec in pack.chain(task)):
+    if not any(spec.stage == "structure" for spec in pack.chain(task_type)):
         return None
     if isinstance(value, (dict, str)):
         return value
@@ -47,21 +48,15 @@ def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
         out.update(normalized=None, answer=None, status=st.INVALID, reason=reason, trace=[], rules_hash=pack.hash)
         return out
 
-    task = data.get("task")
-    if not isinstance(task, str) or not task:
-        return invalid(f"line {row.line}: the row has no 'task' field")
-    if "output" not in data:
-        return invalid(f"line {row.line}: the row has no 'output' field")
-    output = data["output"]
-    if output is not None and not isinstance(output, str):
-        return invalid(f"line {row.line}: 'output' must be a string or null, got {type(output).__name__}")
     try:
-        pack.task_type_of(task)
-        options = row_options(data)
-        schema = row_schema(pack, task, data)
+        parsed = Row.parse(data, row.line)
+        task_type = pack.task_type_of(parsed.task or "")  # Row.parse refuses an empty task
+        schema = row_schema(pack, task_type, data)
+    except RowError as exc:
+        return invalid(str(exc))
     except ValueError as exc:
         return invalid(f"line {row.line}: {exc}")
-    result = pack.run(output, task, options=options, schema=schema)
+    result = pack.run(parsed.output, parsed.task or "", options=parsed.options, task_type=task_type, schema=schema)
     out.update(result.to_json())
     out["task_type"] = result.task_type
     return out

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from normalize.pack import read_options
+from normalize.row import Row
 from scoring.metrics import Score
 
 
@@ -34,10 +34,7 @@ class Item:
 
 def option_count(row: Mapping[str, Any]) -> int | None:
     """K from a row's ``options`` (a list of texts or a count), or None."""
-    try:  # the one reader of options: 4.0 or a numpy integer is a count
-        options = read_options(row.get("options", row.get("choices")))
-    except ValueError:
-        return None
+    options = Row.from_mapping(row).options
     return len(options) if isinstance(options, tuple) else options
 
 

@@ -171,7 +171,7 @@ def test_a_jsonl_row_carries_its_schema_through_normalize_run() -> None:
 
 
 def test_cli_run_applies_row_schemas(tmp_path: Path) -> None:
-    from normalize.cli import main
+    from scoring.cli import main
 
     source = tmp_path / "in.jsonl"
     source.write_text(

@@ -12,7 +12,7 @@ import pytest
 from normalize import Pack, load_pack
 from normalize import status as st
 from normalize._io import InputRow
-from normalize.pack import read_options
+from normalize.row import read_options_value as read_options
 from normalize.rows import normalize_row
 from scoring._items import option_count
 from scoring.metrics import score_detail
