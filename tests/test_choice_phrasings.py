@@ -249,3 +249,33 @@ def test_hedging_across_sentences(text: str, status: str) -> None:
 )
 def test_other_languages_and_bare_fields(text: str, answer: str) -> None:
     check(text, answer, st.OK)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I think it's (B), but (C) is also plausible.",
+        "The answer is B, but C is also correct.",
+        "The answer is B, or maybe D.",
+        "Answer: A. It could also be C.",
+        "答案是B，C也正确。",
+        "答案是B，也可能是D。",
+    ],
+)
+def test_a_second_answer_offered_beside_the_stated_one_is_contradictory(text: str) -> None:
+    check(text, None, st.CONTRADICTORY)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("The answer is B. Option A is also wrong.", "B"),
+        ("The answer is B; B is also the most common choice.", "B"),
+        ("答案是C。A也对B的结果有影响", "C"),
+        ("The answer is A... no wait, it's B", "B"),  # a retraction, then a lower-tier statement
+        ("Answer: C\nHold on, that's wrong. So it must be D.", "D"),
+        ("答案是A。等等，不对，所以是C。", "C"),
+    ],
+)
+def test_also_and_retraction_across_tiers(text: str, answer: str) -> None:
+    check(text, answer, st.OK)

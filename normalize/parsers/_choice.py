@@ -172,6 +172,18 @@ _HEDGES: Final = (
     r"(?i:\b(?:possibly|perhaps|maybe)[ \t]*,?[ \t]*(?:(?:it(?:'s|\s+is)|the\s+answer\s+is)\s+)?)",
     r"(?:可能|也许|或许)(?:是|为|选)\s*",
 )
+# A second answer offered beside the stated one: "but (C) is also plausible", "or maybe D",
+# "也可能是C", "C也正确".  It joins whatever tier decides, so the output is contradictory.
+_ALSO_BEFORE: Final = (
+    r"(?i:\b(?:(?:could|might|may|would)\s+(?:also|equally)\s+be|or\s+(?:maybe|perhaps|possibly)|(?:also|equally)\s+(?:plausible|possible|likely|valid|correct)\s+(?:is|are)?)\s*(?:either\s+)?)",
+    r"也(?:可能|可以|有可能)(?:是|选|为)\s*",
+)
+_ALSO_AFTER: Final = (
+    r"(?<![A-Za-z0-9])(?:(?i:option|choice)\s+|选项\s*)?(?P<open>[(\[【]?)(?P<letter>[A-Z])(?P<close>[)\]】]?)"
+    r"(?:(?i:\s+(?:is|seems|looks|would\s+be)\s+(?:also|equally)\s+(?:plausible|possible|correct|right|valid|likely|reasonable|acceptable|defensible|true))\b"
+    r"|\s*(?:选项|项)?\s*也(?:是)?(?:正确(?!率|与否)|对(?:的)?(?=$|[\s,.;!?，。；！？、])|可以(?=$|[\s,.;!?，。；！？、])|有可能正确|可能正确))"
+)
+
 # After a negated letter, the letter stated instead: "not B; it is C", "不是B，而是C".
 _INSTEAD: Final = (
     r"[ \t]*[,;:.，；：。—–-]*[ \t]*(?:"
@@ -274,7 +286,12 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     )
     for statements in tiers:
         if statements:
-            return _decide(_unretracted(prepared, statements, timeout), count, params.conflict)
+            chosen = _unretracted(prepared, _after_retraction(prepared, statements, tiers, timeout), timeout)
+            also = _led_statements(prepared, _ALSO_BEFORE, count, norm_options, timeout, strict=False)
+            also += _also_after(prepared, timeout)
+            first = chosen[0].at
+            chosen += [a for a in also if a.at > first and a.at not in {c.at for c in chosen}]
+            return _decide(sorted(chosen, key=lambda c: c.at), count, params.conflict)
     return Parsed(
         None,
         st.NO_ANSWER,
@@ -367,9 +384,9 @@ def _marker_statements(
 
 
 def _led_statements(
-    text: str, leads: tuple[str, ...], count: int, options: tuple[str, ...], timeout: float
+    text: str, leads: tuple[str, ...], count: int, options: tuple[str, ...], timeout: float, *, strict: bool = True
 ) -> list[_Statement]:
-    """Statements after a conclusion or a hedge: the letter must end its clause."""
+    """Statements after a conclusion or a hedge: the letter must end its clause (``strict``)."""
     found: dict[int, _Statement] = {}
     for pattern in leads:
         for lead in compile_pattern(pattern).finditer(text, timeout=timeout):
@@ -378,10 +395,38 @@ def _led_statements(
                 continue
             letters, at, end = token
             more, end = _continuation(text, end, count, timeout)
-            if compile_pattern(_STATEMENT_END).match(text, end, timeout=timeout) is None:
+            if strict and compile_pattern(_STATEMENT_END).match(text, end, timeout=timeout) is None:
                 continue  # "Therefore, A is wrong": the letter is the subject of a clause
             found.setdefault(at, _Statement(at, frozenset(letters | more)))
     return [found[at] for at in sorted(found)]
+
+
+def _after_retraction(
+    text: str, statements: list[_Statement], tiers: tuple[list[_Statement], ...], timeout: float
+) -> list[_Statement]:
+    """The winning tier's ``statements``, unless a retraction follows the last of them and a
+    statement of any tier follows the retraction ("The answer is A... no wait, it's B"): then
+    the statements after the retraction, from the best tier that has some."""
+    last = statements[-1].at
+    mark = None
+    for found in compile_pattern(_RETRACTION).finditer(text, last, timeout=timeout):
+        mark = found.start()
+    if mark is None:
+        return statements
+    for tier in tiers:
+        later = [s for s in tier if s.at > mark]
+        if later:
+            return later
+    return statements
+
+
+def _also_after(text: str, timeout: float) -> list[_Statement]:
+    """Letters offered as a second answer: "(C) is also plausible", "C也正确"."""
+    found = []
+    for match in compile_pattern(_ALSO_AFTER).finditer(text, timeout=timeout):
+        if _brackets_pair(match["open"] or "", match["close"] or ""):
+            found.append(_Statement(match.start("letter"), frozenset({LETTERS.index(match["letter"])})))
+    return found
 
 
 def _unretracted(text: str, statements: list[_Statement], timeout: float) -> list[_Statement]:
