@@ -47,6 +47,8 @@ def code(text: str) -> tuple[object, str]:
         f"初稿：\n{fence(F1)}\n最终代码：\n{fence(F2)}",
         f"{fence(F1)}\n修正后的代码如下：\n{fence(F2)}",
         f"## Final solution\n{fence(F2)}\nFor comparison, my first draft:\n{fence(F1)}",  # final comes first
+        f"{fence(F1)}\nWait, that is wrong for negatives. Here is the fix:\n{fence(F2)}",
+        f"{fence(F1)}\n等等，不对。\n{fence(F2)}",
     ],
 )
 def test_the_final_block_beats_earlier_drafts(text: str) -> None:

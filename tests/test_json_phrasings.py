@@ -65,6 +65,7 @@ def test_malformed_json_is_invalid(text: str) -> None:
         '可以是 {"城市": "北京"}，或者 {"城市": "上海"}',
         '方案一：{"x": 1}\n另一种写法：{"x": 2}',
         '[1, 2] or [2, 1]',
+        'Answer: {"a": 1} or {"a": 2}',
     ],
 )
 def test_two_different_objects_offered_as_alternatives_are_contradictory(text: str) -> None:
@@ -77,7 +78,11 @@ def test_two_different_objects_offered_as_alternatives_are_contradictory(text: s
     ("text", "answer"),
     [
         ('{"a": 1} or, written differently, {"a":1}', {"a": 1}),  # the same value twice
-        ('Input: {"q": "x"}\nOutput: {"a": 1}', {"q": "x"}),  # no alternative word: first kept
+        ('Input: {"q": "x"}\nOutput: {"a": 1}', {"a": 1}),  # the value labelled as the output
+        ('Here: {"q": "x"} and {"a": 1}', {"q": "x"}),  # no alternative word, no label: first kept
+        ('Draft: {"a": 1}\nFinal answer: {"a": 2}', {"a": 2}),
+        ('```json\n{"a": 1}\n```\nWait, that is wrong.\n```json\n{"a": 2}\n```', {"a": 2}),
+        ('{"城市": "北京"}\n等等，不对。\n{"城市": "上海"}', {"城市": "上海"}),
         ('```json\n{"a": 1}\n```', {"a": 1}),
         ('答案：{"城市": "北京"}', {"城市": "北京"}),
     ],

@@ -65,6 +65,8 @@ def test_one_marked_answer_however_often_stated(text: str, answer: str) -> None:
         ("Answer: 1776\nExplanation: the Declaration was signed then.", "1776"),
         ("答案是北京，因为它是中国的首都。", "北京"),
         ("答案：李白。原因是诗风豪放。", "李白"),
+        ("The answer is: George Washington, who was the first president.", "George Washington"),
+        ("Answer: Paris\nAnswer: Paris, France", "Paris, France"),  # the same answer, more words
         ("No, because the last speaker lies.", "No"),  # unmarked: a short answer and its reason
         ("北京，因为它是首都", "北京"),
     ],

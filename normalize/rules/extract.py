@@ -327,6 +327,7 @@ _JUSTIFICATION: Final = (  # each branch starts where a run of blanks starts: li
     r"[ \t]++(?i:because\b)"
     r"|[ \t]*+[,;:，；：—–][ \t]*+(?i:\b(?:because|since|given\s+that|due\s+to|as\s+(?:the|it|this|they|he|she|we))\b)"
     r"|[ \t]*+[,;，；。][ \t]*+(?:因为|由于|原因是|理由是)"
+    r"|,[ \t]*+(?i:(?:which|who)\s+(?:is|was|are|were|has|had)\b)"
     r"|[.!?。！？][ \t]++(?i:(?:this|that|it|these|those|because|since|the\s+reason|here)\b)"
     r"|[ \t]*+\n[ \t]*+(?i:(?:explanation|reason(?:ing)?|justification|because|rationale)\b|解释|理由|原因|解析)"
     r")"
@@ -367,7 +368,7 @@ def _refuse_different_answers(
     """Raise ``contradictory`` when the markers in ``matches`` state different answers.
 
     Each answer runs from its marker to the next marker (or its paragraph end), justification
-    cut.  A marker whose answer runs into the next marker without a sentence or line end is
+    cut; one answer whose words hold another's ("Paris" and "Paris, France") is the same.  A marker whose answer runs into the next marker without a sentence or line end is
     one statement with it ("Answer: the answer is Paris"); a retraction ("Wait, that is
     wrong.") between two answers drops the ones before it.
     """
@@ -395,7 +396,11 @@ def _refuse_different_answers(
         mark = found.start()
     if mark is not None:
         answers = [(at, key) for at, key in answers if at > mark]
-    distinct = list(dict.fromkeys(key for _, key in answers))
+    distinct: list[str] = []
+    for _, key in answers:  # "Paris" and "Paris, France" state the same answer
+        padded = f" {key} "
+        if not any(f" {seen} " in padded or padded in f" {seen} " for seen in distinct):
+            distinct.append(key)
     if len(distinct) > 1:
         shown = ", ".join(repr(k) for k in distinct[:3])
         raise RejectText(st.CONTRADICTORY, f"the output marks different answers: {shown}")
@@ -641,7 +646,9 @@ def extract_json_block(
     normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
     if params.alternatives == "contradictory":
-        _refuse_alternatives(text, timeout=timeout)
+        stated = _stated_json_span(text, timeout=timeout)
+        if stated is not None:
+            return text[stated.start : stated.end]
     fences = find_fences(text, timeout=timeout)
     regions: list[tuple[int, int]] = []
     tagged = next((f for f in fences if f.lang == "json"), None)
@@ -658,9 +665,19 @@ def extract_json_block(
     return text
 
 
-def _refuse_alternatives(text: str, *, timeout: float) -> None:
-    """Raise ``contradictory`` when two different outermost JSON values stand in the text with
-    an alternative word ("or", "Alternatively", "或者") between them."""
+#: Words that introduce the final JSON value ("Final answer:", "最终结果", "Output:" opening a line).
+_FINAL_JSON: Final = (
+    r"(?i:\bfinal\s+(?:answer|json|output|result|version|object)|(?:corrected|fixed|updated)\s+(?:json|version|output|object)"
+    r"|(?<![^\n])[ \t*#]*(?:output|result|answer)[ \t*]*:)"
+    r"|最终(?:答案|结果|输出|版本|JSON)|(?<![^\n])[ \t*#]*(?:输出|结果|答案)[ \t*]*[:：]"
+)
+
+
+def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
+    """Among several different outermost JSON values: the one a retraction or a final marker
+    points to ("Wait, that is wrong: {…}", "Final answer: {…}", "Output: {…}");
+    ``contradictory`` when two of those that count are offered as alternatives ("or",
+    "Alternatively", "或者" between them); else None (the usual search decides)."""
     decoder = json.JSONDecoder(strict=False)
     values: list[tuple[_Span, str]] = []
     reach = -1
@@ -683,6 +700,23 @@ def _refuse_alternatives(text: str, *, timeout: float) -> None:
         except (ValueError, RecursionError):
             continue
         values.append((span, key))
+    if len({key for _, key in values}) < 2:
+        return None
+    retracted = False
+    for index in range(len(values) - 1, 0, -1):  # what follows the last retraction counts
+        gap = (values[index - 1][0].end, values[index][0].start)
+        if compile_pattern(RETRACTION).search(text, *gap, timeout=timeout):
+            values, retracted = values[index:], True
+            break
+    final = [
+        i
+        for i, (span, _) in enumerate(values)
+        if compile_pattern(_FINAL_JSON).search(
+            text, max(values[i - 1][0].end if i else 0, span.start - _INTRO_CHARS), span.start, timeout=timeout
+        )
+    ]
+    if final:  # from the last value introduced as final on
+        values, retracted = values[final[-1] :], True
     for (first, key_a), (second, key_b) in itertools.pairwise(values):
         if key_a == key_b:
             continue
@@ -691,6 +725,7 @@ def _refuse_alternatives(text: str, *, timeout: float) -> None:
                 st.CONTRADICTORY,
                 f"the output offers different JSON values as alternatives: {_clip(key_a)} and {_clip(key_b)}",
             )
+    return values[0][0] if retracted else None
 
 
 def _clip(text: str, limit: int = 60) -> str:
@@ -848,13 +883,16 @@ _INTRO_CHARS: Final = 300
 
 
 def _final_fence(text: str, fences: Sequence[Fence], markers: Sequence[str], *, timeout: float) -> Fence | None:
-    """The last fence whose introduction (the prose since the previous fence) has a final marker."""
+    """The last fence whose introduction (the prose since the previous fence) has a final marker,
+    or takes back the block before it ("Wait, that is wrong. Here is the fix:")."""
     pattern = compile_pattern("|".join(f"(?:{m})" for m in markers), regex.IGNORECASE)
     found = None
     previous_end = 0
-    for fence in fences:
+    for index, fence in enumerate(fences):
         begin = max(previous_end, fence.start - _INTRO_CHARS)
-        if pattern.search(text, begin, fence.start, timeout=timeout) is not None:
+        if pattern.search(text, begin, fence.start, timeout=timeout) is not None or (
+            index > 0 and compile_pattern(RETRACTION).search(text, previous_end, fence.start, timeout=timeout)
+        ):
             found = fence
         previous_end = fence.end
     return found
