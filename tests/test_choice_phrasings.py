@@ -275,6 +275,9 @@ def test_a_second_answer_offered_beside_the_stated_one_is_contradictory(text: st
         ("The answer is A... no wait, it's B", "B"),  # a retraction, then a lower-tier statement
         ("Answer: C\nHold on, that's wrong. So it must be D.", "D"),
         ("答案是A。等等，不对，所以是C。", "C"),
+        ("The answer is A.\n\nWait, that is wrong.\n\nTherefore, B.", "B"),  # paragraphs apart
+        ("答案是A。\n\n等等，不对。\n\n所以选C。", "C"),
+        ("The answer is (B).\n\nWait, let me verify: B is correct.", "B"),
     ],
 )
 def test_also_and_retraction_across_tiers(text: str, answer: str) -> None:

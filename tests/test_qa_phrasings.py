@@ -114,3 +114,10 @@ def test_default_params_keep_the_old_behaviour() -> None:
     params = AnswerMarkerParams(tiers=TIERS)
     assert extract_answer_marker("Answer: Paris\nAnswer: Lyon", params) == "Lyon"
     assert extract_answer_marker("Answer: No, because X.", params) == "No, because X."
+
+
+def test_keep_mode_reads_on_past_a_later_retraction() -> None:
+    params = AnswerMarkerParams(tiers=TIERS, conflict="keep", include_marker=True)
+    assert extract_answer_marker("Answer: A\n\nfine", params) == "Answer: A"
+    text = "Answer: A\n\nWait, that is wrong.\n\nSo B."
+    assert extract_answer_marker(text, params) == text

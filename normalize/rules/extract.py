@@ -151,7 +151,8 @@ class AnswerMarkerParams(Params):
 
     ``conflict``: ``"last"`` keeps the answer after the last marker of the winning tier;
     ``"keep"`` keeps everything from its first marker (included) to the end of the last
-    one's paragraph, so a strict parser still sees statements that disagree.
+    one's paragraph (to the end of the text when a retraction, "Wait, that is wrong.", comes
+    later), so a strict parser still sees statements that disagree or take one back.
 
     ``"contradictory"``: every marker of the winning tier states an answer (up to the next
     marker); when they differ (compared case- and punctuation-blind, retracted ones left out)
@@ -302,6 +303,8 @@ def extract_answer_marker(
                 continue
             if params.justification == "cut":
                 end = _justification_start(text, begin, end, timeout=timeout)
+            if params.conflict == "keep" and compile_pattern(RETRACTION).search(text, end, timeout=timeout):
+                end = len(text)  # taken back later ("Wait, that is wrong."): the parser reads on
             if params.conflict == "keep" and index > 0:
                 return text[min(m.start() for m in matches[: index + 1]) : end].strip()
             if params.include_marker:
