@@ -251,7 +251,7 @@ def _guarded(pattern: str) -> regex.Pattern[str]:
 @rule(
     "extract_answer_marker",
     stage="extract",
-    version=1,
+    version=2,
     scope=("multiple_choice", "math", "extractive_qa"),
     params=AnswerMarkerParams,
     idempotent=False,
