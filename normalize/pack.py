@@ -317,11 +317,12 @@ class Pack:
         options: Sequence[Sequence[str] | int | None] | Sequence[str] | int | None = None,
     ) -> list[Result]:
         """Run a batch; results come back in input order.  ``options`` may be one value for
-        every row or a list with one entry per row."""
+        every row or a list with one entry per row (a list of texts is one value; a list of
+        counts, lists or arrays — ``4.0`` and numpy values included — is one per row)."""
         items = list(texts)
         per_row: list[Any]
         if isinstance(options, (list, tuple)) and len(options) == len(items) and all(
-            o is None or isinstance(o, (int, list, tuple)) for o in options
+            o is None or not isinstance(o, str) for o in options
         ):
             per_row = list(options)
         else:

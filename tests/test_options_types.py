@@ -83,3 +83,10 @@ def test_scoring_reads_the_same_options() -> None:
     assert option_count({"options": 4.5}) is None
     score = score_detail(pack(), {"task": "mmlu", "answer": "B", "status": "ok", "target": 1, "options": 4.0})
     assert score.correct
+
+
+def test_run_many_reads_per_row_data_frame_values() -> None:
+    results = pack().run_many(["The answer is (C).", "The answer is (C)."], "mmlu", options=[np.int64(2), 4.0])
+    assert [(r.answer, r.status) for r in results] == [(None, st.OUT_OF_RANGE), ("C", st.OK)]
+    texts = pack().run_many(["yes", "no"], "mmlu", options=["yes", "no"])  # one list of texts for both
+    assert [r.answer for r in texts] == ["A", "B"]
