@@ -115,6 +115,33 @@ def test_option_text_containing_another_option(text: str, options: tuple[str, ..
     check(text, answer, st.OK, options)
 
 
+SHADES = ("Red", "Blue", "Light Blue", "None of the above")
+PAIRS = ("x", "y", "Both A and B", "Neither")
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "answer"),
+    [
+        ("Answer: Paris, Texas", ("Paris", "Paris, Texas", "Lyon", "Nice"), "B"),
+        ("The answer is Light Blue", SHADES, "C"),
+        ("The answer is Blue", SHADES, "B"),
+        ("Therefore, Light Blue.", SHADES, "C"),  # a conclusion stating an option's text
+        ('So the answer is "None of the above".', SHADES, "D"),
+        ("The answer is Both A and B", PAIRS, "C"),  # an option text that reads like letters
+        ("The answer is (C) Both A and B", PAIRS, "C"),
+        ("答案是以上都不对", ("甲", "乙", "以上都对", "以上都不对"), "D"),
+        ("答案：不对", ("对", "不对"), "B"),
+    ],
+)
+def test_longer_option_texts_win(text: str, options: tuple[str, ...], answer: str) -> None:
+    check(text, answer, st.OK, options)
+
+
+def test_an_option_word_that_opens_a_sentence_is_not_a_statement() -> None:
+    check("Therefore, Blue light is absorbed.", None, st.NO_ANSWER, SHADES)
+    check("The answer is A and B", None, st.CONTRADICTORY, PAIRS)
+
+
 @pytest.mark.parametrize(
     ("text", "answer"),
     [

@@ -392,6 +392,9 @@ def _led_statements(
         for lead in compile_pattern(pattern).finditer(text, timeout=timeout):
             token = _read_token(text, lead.end(), count, timeout, strict_follow=True)
             if token is None:
+                hit = _anchored_option(text, lead.end(), options, timeout) if options else None
+                if hit is not None and compile_pattern(_STATEMENT_END).match(text, hit[2], timeout=timeout):
+                    found.setdefault(hit[1], _Statement(hit[1], frozenset({hit[0]})))  # "Therefore, Light Blue."
                 continue
             letters, at, end = token
             more, end = _continuation(text, end, count, timeout)
@@ -525,7 +528,10 @@ def _statement_at(
     token = _read_token(text, pos, count, timeout, strict_follow=False)
     if token is not None:
         letters, at, end = token
-        if options:
+        if options:  # a multi-word option that reads like letters: "Both A and B", "A cat"
+            hit = _anchored_option(text, pos, options, timeout, multiword=True)
+            if hit is not None and hit[2] > end:
+                return _Statement(hit[1], frozenset({hit[0]}))
             read = _with_texts(text, letters, at, end, count, options, timeout)
             if read is None:  # the "letter" is the first word of an option's text
                 return _text_statement(text, at, options, timeout, anchored=True)
@@ -675,6 +681,30 @@ def _text_statement(
     if not kept:
         return None
     return _Statement(pos + lead, frozenset(kept))
+
+
+def _anchored_option(
+    text: str, pos: int, options: tuple[str, ...], timeout: float, *, multiword: bool = False
+) -> tuple[int, int, int] | None:
+    """The longest option whose text starts at ``pos`` (after blanks and a quote) as whole
+    words: (index, start, end), or None.  ``multiword``: only options of several words."""
+    start = pos
+    while start < len(text) and text[start] in " \t\"'":
+        start += 1
+    best: tuple[int, int, int] | None = None
+    for index, option in enumerate(options):
+        if not option or (multiword and " " not in option):
+            continue
+        words = r"[ \t]+".join(regex.escape(word) for word in option.split(" "))
+        match = compile_pattern(rf"(?i:{words})(?![A-Za-z0-9])").match(text, start, timeout=timeout)
+        if match is not None and (best is None or match.end() > best[2]):
+            best = (index, start, match.end())
+    if best is not None:
+        end = best[2]
+        while end < len(text) and text[end] in "\"'":
+            end += 1
+        best = (best[0], best[1], end)
+    return best
 
 
 def _fold_span(span: str) -> str:
