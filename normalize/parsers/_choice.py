@@ -70,8 +70,9 @@ it claims no knowledge of the option count, so every letter A–Z is accepted an
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal
 
 import regex
@@ -277,16 +278,24 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     prepared = prepare_text(text, timeout=timeout)
     norm_options = tuple(normalize_option(o, timeout=timeout) for o in texts) if texts else ()
 
-    tiers = (
-        _marker_statements(prepared, count, norm_options, timeout),
-        _led_statements(prepared, _CONCLUSIONS, count, norm_options, timeout),
-        _led_statements(prepared, _HEDGES, count, norm_options, timeout),
-        _weak_statements(prepared, count, norm_options, timeout),
-        _whole_statements(prepared, count, norm_options, timeout),
+    readers: tuple[Callable[[], list[_Statement]], ...] = (
+        lambda: _marker_statements(prepared, count, norm_options, timeout),
+        lambda: _led_statements(prepared, _CONCLUSIONS, count, norm_options, timeout),
+        lambda: _led_statements(prepared, _HEDGES, count, norm_options, timeout),
+        lambda: _weak_statements(prepared, count, norm_options, timeout),
+        lambda: _whole_statements(prepared, count, norm_options, timeout),
     )
-    for statements in tiers:
+    read: dict[int, list[_Statement]] = {}
+
+    def tier(index: int) -> list[_Statement]:  # each tier read once, and only when needed
+        if index not in read:
+            read[index] = readers[index]()
+        return read[index]
+
+    for index in range(len(readers)):
+        statements = tier(index)
         if statements:
-            chosen = _unretracted(prepared, _after_retraction(prepared, statements, tiers, timeout), timeout)
+            chosen = _unretracted(prepared, _after_retraction(prepared, statements, tier, len(readers), timeout), timeout)
             also = _led_statements(prepared, _ALSO_BEFORE, count, norm_options, timeout, strict=False)
             also += _also_after(prepared, timeout)
             first = chosen[0].at
@@ -405,7 +414,7 @@ def _led_statements(
 
 
 def _after_retraction(
-    text: str, statements: list[_Statement], tiers: tuple[list[_Statement], ...], timeout: float
+    text: str, statements: list[_Statement], tier: Callable[[int], list[_Statement]], tiers: int, timeout: float
 ) -> list[_Statement]:
     """The winning tier's ``statements``, unless a retraction follows the last of them and a
     statement of any tier follows the retraction ("The answer is A... no wait, it's B"): then
@@ -416,8 +425,8 @@ def _after_retraction(
         mark = found.start()
     if mark is None:
         return statements
-    for tier in tiers:
-        later = [s for s in tier if s.at > mark]
+    for index in range(tiers):
+        later = [s for s in tier(index) if s.at > mark]
         if later:
             return later
     return statements
@@ -683,6 +692,12 @@ def _text_statement(
     return _Statement(pos + lead, frozenset(kept))
 
 
+@lru_cache(maxsize=4096)
+def _words_pattern(option: str, gap: str) -> str:
+    """A pattern for the words of ``option`` separated by ``gap`` (cached: options repeat)."""
+    return gap.join(regex.escape(word) for word in option.split(" "))
+
+
 def _anchored_option(
     text: str, pos: int, options: tuple[str, ...], timeout: float, *, multiword: bool = False
 ) -> tuple[int, int, int] | None:
@@ -695,7 +710,7 @@ def _anchored_option(
     for index, option in enumerate(options):
         if not option or (multiword and " " not in option):
             continue
-        words = r"[ \t]+".join(regex.escape(word) for word in option.split(" "))
+        words = _words_pattern(option, r"[ \t]+")
         match = compile_pattern(rf"(?i:{words})(?![A-Za-z0-9])").match(text, start, timeout=timeout)
         if match is not None and (best is None or match.end() > best[2]):
             best = (index, start, match.end())
@@ -718,7 +733,7 @@ def _fold_span(span: str) -> str:
 
 def _stated_in(folded: str, option: str, clause_end: int, timeout: float) -> tuple[int, int] | None:
     """Where ``option`` first occurs as whole words in the clause, not negated; else None."""
-    pattern = compile_pattern(r"\s+".join(regex.escape(word) for word in option.split(" ")))
+    pattern = compile_pattern(_words_pattern(option, r"\s+"))
     for match in pattern.finditer(folded, timeout=timeout):
         start, end = match.span()
         if start >= clause_end:

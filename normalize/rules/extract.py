@@ -928,11 +928,12 @@ def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> l
             text, fence.content_start, fence.content_end, timeout=timeout
         ):
             continue  # tests or a usage example of what another block defines
-        if not own and others and any(
-            compile_pattern(rf"\b{regex.escape(name)}[ \t]*\(").search(text, fence.content_start, fence.content_end, timeout=timeout)
-            for name in sorted(others)[:50]
-        ) and not defined[index]:
-            continue
+        if not own and others and not defined[index]:
+            calls = "|".join(regex.escape(name) for name in sorted(others)[:50])
+            if compile_pattern(rf"\b(?:{calls})[ \t]*\(").search(
+                text, fence.content_start, fence.content_end, timeout=timeout
+            ):
+                continue  # calls of what another block defines: a usage example
         solutions.append(index)
     if not solutions:
         return list(fences)
