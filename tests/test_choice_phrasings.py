@@ -45,6 +45,7 @@ def check(text: str, answer: str | None, status: str, options: Options = 4) -> N
         ("A、C两项都与题意不符，所以是B。", "B"),
         ("综上所述，D", "D"),
         ("因此，我认为是C", "C"),
+        ("我认为是C", "C"),
     ],
 )
 def test_conclusion_without_a_marker(text: str, answer: str) -> None:

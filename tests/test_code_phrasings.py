@@ -20,6 +20,7 @@ TEST_DEF = "def test_f():\n    assert f(1) == 2"
 USAGE = "print(f(41))"
 UNITTEST = "import unittest\n\nclass TestF(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(f(1), 2)"
 MAIN = 'if __name__ == "__main__":\n    print(f(2))'
+TESTS_AFTER = "\n\nassert f(1) == 2"
 JS1 = "function f(x) { return x + 1; }"
 JS2 = "const f = x => x + 1;"
 
@@ -49,6 +50,8 @@ def code(text: str) -> tuple[object, str]:
         f"## Final solution\n{fence(F2)}\nFor comparison, my first draft:\n{fence(F1)}",  # final comes first
         f"{fence(F1)}\nWait, that is wrong for negatives. Here is the fix:\n{fence(F2)}",
         f"{fence(F1)}\n等等，不对。\n{fence(F2)}",
+        f"A partial sketch:\n{fence(HELPER)}\nComplete code:\n{fence(F2)}",
+        f"思路如下：\n{fence(HELPER)}\n完整代码：\n{fence(F2)}",
     ],
 )
 def test_the_final_block_beats_earlier_drafts(text: str) -> None:
@@ -81,6 +84,7 @@ def test_two_different_alternatives_without_a_final_marker_are_contradictory(tex
         f"{fence(F1)}\n测试代码：\n{fence(UNITTEST)}",
         f"实现如下：\n{fence(F1)}\n示例：\n{fence(MAIN)}",
         f"{fence(F1)}\n{fence(F1)}",  # the same block twice
+        f"{fence(F1)}\nTesting it:\n{fence(F1 + TESTS_AFTER)}",  # the block again, with its tests
     ],
 )
 def test_one_block_plus_its_test_code_is_that_block(text: str) -> None:

@@ -66,6 +66,7 @@ def test_malformed_json_is_invalid(text: str) -> None:
         '方案一：{"x": 1}\n另一种写法：{"x": 2}',
         '[1, 2] or [2, 1]',
         'Answer: {"a": 1} or {"a": 2}',
+        'Version 1: {"a": 1}\nVersion 2: {"a": 2}',
     ],
 )
 def test_two_different_objects_offered_as_alternatives_are_contradictory(text: str) -> None:

@@ -618,7 +618,7 @@ _DEFAULT_JSON_BLOCK: Final = JsonBlockParams()
 #: Words between two JSON values that offer the second as an alternative to the first.
 _ALTERNATIVE: Final = (
     r"(?i:\b(?:or|alternatively|alternative(?:ly)?|another\s+(?:option|possibility|answer|way|version)"
-    r"|option\s*(?:\d+|[a-z])\b|either|otherwise|(?:also|equally)\s+(?:valid|acceptable|possible|correct)"
+    r"|(?:option|version|variant)\s*(?:\d+|[a-z])\b|either|otherwise|(?:also|equally)\s+(?:valid|acceptable|possible|correct)"
     r"|could\s+also\s+be|or\s+else)\b)"
     r"|或者|或是|也可以|另一种|另一个|备选|也行|或"
 )
@@ -913,6 +913,10 @@ _CODE_ALTERNATIVE: Final = (
 )
 
 
+#: Past this many solution blocks, blocks are not compared pairwise for containment.
+_MAX_COMPARED_BLOCKS: Final = 64
+
+
 def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> list[Fence]:
     """The fences that hold a solution; ``contradictory`` when two of them are alternatives."""
     defined = [
@@ -937,9 +941,18 @@ def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> l
         solutions.append(index)
     if not solutions:
         return list(fences)
+    contents = {i: fences[i].content(text).strip() for i in solutions}
+    solutions = [i for i in solutions if contents[i]] or solutions  # an empty block solves nothing
+    if len(solutions) <= _MAX_COMPARED_BLOCKS:
+        # a block that holds another whole block is that block plus extras (its tests), not an alternative
+        solutions = [
+            i
+            for i in solutions
+            if not any(contents[j] and contents[j] != contents[i] and contents[j] in contents[i] for j in solutions)
+        ]
     for first, second in itertools.pairwise(solutions):
         a, b = fences[first], fences[second]
-        if a.content(text).strip() == b.content(text).strip():
+        if contents[first] == contents[second]:
             continue
         shared = (defined[first] & defined[second]) - {""}
         offered = compile_pattern(_CODE_ALTERNATIVE).search(text, a.end, b.start, timeout=timeout) is not None
