@@ -137,15 +137,20 @@ def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = D
         raise LimitExceeded(f"a number is too long to convert: {exc}") from None
 
 
-#: Some JSON, however broken: a bracket anywhere, or a text that starts like a JSON value.
-_JSON_BEGINS: Final = r"[\[{]|\A\s*(?:[\"'\-.0-9]|(?:true|false|null|True|False|None)\b)"
+#: Some JSON, however broken: a bracket that opens like JSON (``{"``, ``{key:``, ``[1``, ``[{``;
+#: not ``[policy]`` in prose), or a text that starts like a JSON value.
+_JSON_BEGINS: Final = (
+    r"\{\s*(?:[\"'}]|[A-Za-z_$][\w$]*\s*:|\Z)"
+    r"|\[\s*(?:[\"'\[\]{\-0-9]|(?:true|false|null|True|False|None|NaN|Infinity)\b|\Z)"
+    r"|\A\s*(?:[\"'\-.0-9]|(?:true|false|null|True|False|None)\b)"
+)
 
 
 def load_stated_json(text: str, limits: JsonLimits | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Any:
     """:func:`load_json`, telling no answer from a broken one: an empty text, or one with no
-    JSON at all (no bracket, and it does not start like a JSON value: "I cannot help with
-    that."), raises ``RejectText("no_answer", why)``; JSON that does not parse stays
-    ``invalid``.
+    JSON at all (no bracket that opens like JSON, and it does not start like a JSON value: "I
+    cannot help with that [policy]."), raises ``RejectText("no_answer", why)``; JSON that does
+    not parse stays ``invalid``.
 
     >>> load_stated_json("Sorry, I cannot extract that.")
     Traceback (most recent call last):

@@ -34,6 +34,7 @@ def run(text: str, **kw: Any) -> tuple[Any, str]:
         "The person is 87 years old.",
         "抱歉，无法提取所需信息。",
         "文中没有提到价格。",
+        "I cannot do that [policy reasons].",  # brackets in prose are not JSON
         "",
     ],
 )
@@ -50,6 +51,8 @@ def test_no_json_at_all_is_no_answer(text: str) -> None:
         '结果：{"城市": "北京", }',
         '```json\n{"a": [1, 2}\n```',
         '"unterminated',
+        "{name: 'Ann'",  # unquoted key: broken JSON, not prose
+        "[NaN]",
     ],
 )
 def test_malformed_json_is_invalid(text: str) -> None:
