@@ -220,10 +220,28 @@ CAPITALS = ("Paris", "Lyon", "Marseille", "Nice")
         ("The answer is (A) Paris.", "A", st.OK),
         ("答案是（B）Lyon。", "B", st.OK),
         ("The answer is (B) because Lyon is larger than Nice.", "B", st.OK),  # a reason, not a label
+        ("The answer is B (Paris)", None, st.CONTRADICTORY),
+        ("The answer is Paris (B).", None, st.CONTRADICTORY),  # the text first, then its letter
+        ("The answer is Paris (A).", "A", st.OK),
+        ("The answer is B (because Lyon is larger)", "B", st.OK),
     ],
 )
 def test_letter_and_option_text_must_agree(text: str, answer: str | None, status: str) -> None:
     check(text, answer, status, CAPITALS)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "status"),
+    [
+        ("答案是B（巴黎）", None, st.CONTRADICTORY),
+        ("答案是巴黎（C）", None, st.CONTRADICTORY),
+        ("答案是巴黎（A）", "A", st.OK),
+        ("答案是A：巴黎", "A", st.OK),
+        ("故选D. 巴黎", None, st.CONTRADICTORY),
+    ],
+)
+def test_chinese_letter_and_option_text_must_agree(text: str, answer: str | None, status: str) -> None:
+    check(text, answer, status, ("巴黎", "里昂", "马赛", "尼斯"))
 
 
 BLOOD = ("A", "B", "AB", "O")

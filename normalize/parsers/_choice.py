@@ -548,7 +548,13 @@ def _statement_at(
             letters = read
         return _Statement(at, frozenset(letters | _continuation(text, end, count, timeout)[0]))
     if options:
-        return _text_statement(text, pos, options, timeout)
+        stated = _text_statement(text, pos, options, timeout)
+        hit = _anchored_option(text, pos, options, timeout) if stated is not None else None
+        if stated is not None and hit is not None:  # "Paris (B)": the text and its letter must agree
+            label = compile_pattern(r"[ \t]*[(\[][ \t]*(?P<letter>[A-Z])[ \t]*[)\]]").match(text, hit[2], timeout=timeout)
+            if label is not None:
+                return _Statement(stated.at, stated.letters | {LETTERS.index(label["letter"])})
+        return stated
     return None
 
 
@@ -591,7 +597,7 @@ def _with_texts(
         by_text = _text_statement(text, at, options, timeout, anchored=True)
         if by_text is not None and len(by_text.letters) == 1:
             return None
-    label = compile_pattern(r"[ \t]*(?:[-:=–—.][ \t]*)?").match(text, end, timeout=timeout)
+    label = compile_pattern(r"[ \t]*(?:[-:=–—.([][ \t]*)?").match(text, end, timeout=timeout)
     start = label.end() if label is not None else end
     if start == end and start < len(text) and not text[start].isspace():
         return letters
