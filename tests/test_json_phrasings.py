@@ -191,3 +191,18 @@ def test_cli_run_applies_row_schemas(tmp_path: Path) -> None:
     assert main(["run", str(source), "-o", str(target), "--no-progress"]) == 0
     (row,) = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
     assert row["answer"] == {"name": "A", "age": 9, "country": "FR"}
+
+
+def test_golden_samples_carry_their_row_schema(tmp_path: Path) -> None:
+    from normalize.check import run_check
+    from normalize.check.samples import load_samples
+
+    row = {"id": "s1", "task": "json_extraction", "output": '{"name": "A", "age": "9"}', "schema": PERSON,
+           "expected": {"normalized": '{"age":9,"country":"FR","name":"A"}', "answer": {"age": 9, "country": "FR", "name": "A"}, "status": "ok"}}
+    (tmp_path / "structured_json.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    samples = load_samples(tmp_path, pack())
+    assert samples.by_type["structured_json"][0].schema == PERSON
+    assert not run_check(pack(), samples, checks=["forward"]).findings
+    row["schema"] = None  # without the schema the recorded result no longer holds
+    (tmp_path / "structured_json.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert run_check(pack(), load_samples(tmp_path, pack()), checks=["forward"]).findings
