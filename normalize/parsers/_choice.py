@@ -40,8 +40,8 @@ One statement naming two different letters — ``A or B``, ``A and C``, ``A, C``
 ``D`` (also ``rather than``, ``instead of``, ``而不是``, ``不是``); a marker followed by a
 negated letter states the letter given instead: ``The answer is not B; it is C.`` → ``C``,
 ``答案不是B，而是C`` → ``C``.  Several statements with the same letter give that letter.  A
-statement taken back by a retraction before a later statement (``ANSWER: A\nWait, that is
-wrong.\nANSWER: B``, ``等等，不对``) no longer counts.  Several remaining statements with
+statement taken back by a retraction before a later statement (``ANSWER: A\\nWait, that is
+wrong.\\nANSWER: B``, ``等等，不对``) no longer counts.  Several remaining statements with
 different letters are ``contradictory`` under ``conflict="contradictory"`` (the default, as in
 the seed material: no unique answer → no answer) or resolved by the last statement under
 ``conflict="last"``.
@@ -270,6 +270,12 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     'out_of_range'
     >>> parse_choice("I am not sure.", ChoiceParams(), ctx).status
     'no_answer'
+    >>> parse_choice("It's not A since it is too slow, therefore I think it's B", ChoiceParams(), ctx).answer
+    'B'
+    >>> parse_choice("ANSWER: A\\nWait, that is wrong.\\nANSWER: B", ChoiceParams(), ctx).answer
+    'B'
+    >>> parse_choice("I think it's (B), but (C) is also plausible.", ChoiceParams(), ctx).status
+    'contradictory'
     >>> opts = ParseContext(options=("Guilty", "Guilty of Romance", "Cold Fish"))
     >>> parse_choice("The answer is Guilty of Romance.", ChoiceParams(), opts).answer
     'B'
@@ -296,11 +302,13 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     for index in range(len(readers)):
         statements = tier(index)
         if statements:
-            chosen = _unretracted(prepared, _after_retraction(prepared, statements, tier, len(readers), timeout), timeout)
-            also = _led_statements(prepared, _ALSO_BEFORE, count, norm_options, timeout, strict=False)
-            also += _also_after(prepared, timeout)
-            first = chosen[0].at
-            chosen += [a for a in also if a.at > first and a.at not in {c.at for c in chosen}]
+            after = _after_retraction(prepared, statements, tier, len(readers), timeout)
+            chosen = _unretracted(prepared, after, timeout)
+            if params.conflict == "contradictory":  # a second answer offered beside the first
+                also = _led_statements(prepared, _ALSO_BEFORE, count, norm_options, timeout, strict=False)
+                also += _also_after(prepared, timeout)
+                taken = {c.at for c in chosen}
+                chosen += [a for a in also if a.at > chosen[0].at and a.at not in taken]
             return _decide(sorted(chosen, key=lambda c: c.at), count, params.conflict)
     return Parsed(
         None,
