@@ -613,10 +613,8 @@ def _with_texts(
     if stated is None or stated.letters <= letters:
         return letters
     (own,) = letters
-    if own < len(options):
-        clause = _fold_span(text[start : start + len(options[own]) + 1])
-        if options[own] and any(options[own].startswith(options[i]) for i in stated.letters) and clause:
-            return letters  # a label cut short: "(B) Guilty" for "Guilty of Romance"
+    if own < len(options) and options[own] and any(options[own].startswith(options[i]) for i in stated.letters):
+        return letters  # a label cut short: "(B) Guilty" for "Guilty of Romance"
     return letters | stated.letters
 
 
