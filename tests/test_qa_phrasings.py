@@ -49,6 +49,8 @@ def test_two_different_marked_answers_are_contradictory(text: str) -> None:
         ("Answer: Paris\nWait, that is wrong.\nAnswer: Lyon", "Lyon"),  # retracted
         ("答案：北京\n等等，不对。\n答案：上海", "上海"),
         ("答案是北京。答案是北京。", "北京。"),
+        ("The answer is not Lyon. The answer is Paris.", "Paris."),  # a negation states no answer
+        ("答案不是上海。答案是北京", "北京"),
     ],
 )
 def test_one_marked_answer_however_often_stated(text: str, answer: str) -> None:

@@ -359,6 +359,10 @@ def _justification_start(
     return stop
 
 
+#: A marked "answer" that only says what the answer is not: "the answer is not Lyon", "答案不是上海".
+_NEGATED_ANSWER: Final = r"(?:not|n't)\b|不是|并非|不"
+
+
 def _answer_key(answer: str) -> str:
     """What two marked answers are compared on: case, punctuation, markdown and spacing ignored."""
     kept = "".join(c for c in answer.casefold() if c.isalnum() or c.isspace())
@@ -389,7 +393,7 @@ def _refuse_different_answers(
                 end = following
         end = _justification_start(text, begin, end, timeout=timeout)
         key = _answer_key(text[begin:end])
-        if key:
+        if key and not compile_pattern(_NEGATED_ANSWER).match(key, timeout=timeout):
             answers.append((match.start(), key))
     if len({key for _, key in answers}) < 2:
         return
