@@ -8,7 +8,8 @@ import sys
 from collections import Counter
 from typing import Any
 
-from normalize._io import read_jsonl, write_jsonl
+from normalize._io import write_jsonl
+from normalize._lm_eval_log import add_source_options, rows_for
 from normalize.pack import Pack, load_pack
 from normalize.rows import normalize_rows
 
@@ -22,6 +23,7 @@ def register(sub: Any) -> None:
     add_pack_option(run)
     run.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (- for stdin)")
     run.add_argument("-o", "--output", metavar="OUT.jsonl", help="where to write rows (default: stdout)")
+    add_source_options(run)
     run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     run.add_argument(
         "--trace",
@@ -47,7 +49,7 @@ def register(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
-    rows = read_jsonl(args.input)
+    rows = rows_for(args, args.input, pack)
     statuses: Counter[str] = Counter()
 
     def counted() -> Any:

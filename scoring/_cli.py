@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from normalize._cli_core import add_pack_option
-from normalize._io import read_jsonl, write_jsonl
+from normalize._io import InputRow, write_jsonl
+from normalize._lm_eval_log import add_source_options, rows_for
 from normalize.cli import EXIT_FINDINGS, EXIT_OK, use_color
 from normalize.pack import Pack, canonical_json, load_pack
 from normalize.rows import normalize_rows
@@ -42,6 +43,7 @@ def register(sub: Any) -> None:
     score.add_argument("-o", "--output", metavar="OUT.jsonl",
                        help="write every row with 'correct' added (- for stdout; the report then goes to stderr)")
     score.add_argument("--report", metavar="REPORT.json", help="also write the report as JSON to this file")
+    add_source_options(score)
     score.add_argument("--format", choices=FORMATS, default="table", help="how to print the report (default: table)")
     score.add_argument("--aggregate", choices=AGGREGATES, default=None,
                        help="combine the samples of each id: vote on parsed answers, any, mean, median, pass@k")
@@ -59,12 +61,14 @@ def register(sub: Any) -> None:
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
     _add_bootstrap_options(compare)
+    add_source_options(compare)
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     compare.set_defaults(func=cmd_compare)
 
     audit = sub.add_parser("audit", help="show a seeded sample of rows the rules changed, raw beside normalized")
     add_pack_option(audit)
     audit.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (target for run CVs)")
+    add_source_options(audit)
     audit.add_argument("--n", type=int, default=30, help="how many changed rows to show (default 30)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the random choice (default 0)")
     audit.set_defaults(func=cmd_audit)
@@ -94,9 +98,11 @@ def check_scoring(pack: Pack) -> None:
 
 
 def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
-               verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Score]]:
-    """Normalize and score every row of a JSONL file; each output row gains ``correct``."""
-    outs = list(normalize_rows(pack, read_jsonl(path), progress=progress))
+               verifier: MathVerifier, rows: Sequence[InputRow] | None = None,
+               ) -> tuple[list[dict[str, Any]], list[Score]]:
+    """Normalize and score every row of a JSONL file (or ``rows`` read from it); each output row
+    gains ``correct``."""
+    outs = list(normalize_rows(pack, rows if rows is not None else rows_for(None, path), progress=progress))
     scores = [score_detail(pack, out, verifier=verifier) for out in outs]
     for out, score in zip(outs, scores, strict=True):
         out["correct"] = score.correct
@@ -118,7 +124,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
     check_scoring(pack)
     with MathVerifier() as verifier:
-        outs, scores = score_file(pack, args.input, progress=False if args.no_progress else None, verifier=verifier)
+        outs, scores = score_file(pack, args.input, progress=False if args.no_progress else None, verifier=verifier,
+                                  rows=rows_for(args, args.input, pack))
         if args.aggregate:
             items = aggregate_rows(pack, outs, scores, args.aggregate, k=args.k, verifier=verifier)
         else:
@@ -160,8 +167,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
     check_scoring(pack)
     with MathVerifier() as verifier:
-        a = per_id_values(*score_file(pack, args.a, verifier=verifier))
-        b = per_id_values(*score_file(pack, args.b, verifier=verifier))
+        a = per_id_values(*score_file(pack, args.a, verifier=verifier, rows=rows_for(args, args.a, pack)))
+        b = per_id_values(*score_file(pack, args.b, verifier=verifier, rows=rows_for(args, args.b, pack)))
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
@@ -247,7 +254,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise ValueError(f"--n must be non-negative, got {args.n}")
     pack = load_pack(args.pack)
-    rows = read_jsonl(args.input)
+    rows = rows_for(args, args.input, pack)
     outs = list(normalize_rows(pack, rows, progress=False))
     color = use_color()
     changed = [i for i, out in enumerate(outs) if out.get("trace")]
