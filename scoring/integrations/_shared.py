@@ -54,6 +54,8 @@ class Verdict:
     rules_hash: str
     normalized: str | None = None
     note: str | None = None
+    rules: tuple[str, ...] = ()
+    """The rules that changed the output, as ``name.vN``, in order."""
 
     @property
     def parsed(self) -> bool:
@@ -105,7 +107,8 @@ def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
         score = score_detail(pack, row, verifier=verifier)
     return Verdict(task=task, task_type=result.task_type, status=result.status, answer=result.answer,
                    reason=result.reason, correct=score.correct, value=score.value, outcome=score.outcome,
-                   metric=score.metric, rules_hash=result.rules_hash, normalized=result.text, note=score.note)
+                   metric=score.metric, rules_hash=result.rules_hash, normalized=result.text, note=score.note,
+                   rules=tuple(f"{step.rule}.v{step.version}" for step in result.trace))
 
 
 def _needs_math_verify(pack: Pack, task: str, kind: str) -> bool:
