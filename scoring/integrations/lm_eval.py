@@ -57,7 +57,7 @@ def normalized_json(pack: Pack, response: Any, task: str, options: Sequence[str]
 
     >>> from scoring.integrations._shared import cached_pack
     >>> normalized_json(cached_pack(None), "So the answer is **42**.", "gsm8k")[:60]
-    '{"answer":"42","format":"harness-normalize/lm-eval-filter/1",'
+    '{"answer":"42","format":"harness-normalize/lm-eval-filter/1"'
     """
     text = response if isinstance(response, str) or response is None else str(response)
     result = pack.run(text, task, options=options)
