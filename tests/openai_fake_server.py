@@ -46,6 +46,10 @@ class FakeOpenAI:
             self.requests.append({"path": path, **body})
 
     def prompt_logprobs(self, ids: list[int]) -> tuple[list[float | None], list[int]]:
+        values, tops, _ = self._forward(ids)
+        return values, tops
+
+    def _forward(self, ids: list[int]) -> tuple[list[float | None], list[int], list[float]]:
         import torch
 
         with torch.no_grad():
@@ -53,10 +57,14 @@ class FakeOpenAI:
         logprobs = torch.log_softmax(logits, dim=-1)
         values: list[float | None] = [None]
         tops: list[int] = [ids[0]]
+        top_values: list[float] = [0.0]
         for i in range(1, len(ids)):
             values.append(float(logprobs[i - 1, ids[i]]))
             tops.append(int(logprobs[i - 1].argmax()))
-        return values, tops
+            top_values.append(float(logprobs[i - 1].max()))
+        tops.append(int(logprobs[-1].argmax()))
+        top_values.append(float(logprobs[-1].max()))
+        return values, tops, top_values
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if path.endswith("/chat/completions"):
@@ -73,10 +81,12 @@ class FakeOpenAI:
                 if wants_echo and self.logprobs_mode == "prompt_logprobs":
                     return 400, {"error": {"message": "echo is not supported"}}
                 return 200, {"choices": [{"index": 0, "text": "x", "logprobs": None}]}
-            values, tops = self.prompt_logprobs([int(t) for t in prompt])
-            if wants_echo:
-                logprobs = {"tokens": [str(t) for t in prompt], "token_logprobs": values,
-                            "top_logprobs": [None] + [{str(tops[i]): 0.0} for i in range(1, len(prompt))]}
+            values, tops, top_values = self._forward([int(t) for t in prompt])
+            if wants_echo:  # the prompt, then the one greedy token generated after it
+                generated = tops[len(prompt)]
+                logprobs = {"tokens": [str(t) for t in prompt] + [str(generated)],
+                            "token_logprobs": [*values, top_values[len(prompt)]],
+                            "top_logprobs": [None] + [{str(tops[i]): top_values[i]} for i in range(1, len(prompt) + 1)]}
                 return 200, {"choices": [{"index": 0, "text": "", "logprobs": logprobs}]}
             entries: list[Any] = [None]
             for i in range(1, len(prompt)):
@@ -85,6 +95,11 @@ class FakeOpenAI:
                     entry[str(tops[i])] = {"logprob": 0.0, "rank": 1}
                 entries.append(entry)
             return 200, {"choices": [{"index": 0, "text": "", "prompt_logprobs": entries}]}
+        if isinstance(prompt, list) and body.get("logprobs") and self._model is not None:  # one greedy step
+            _, tops, top_values = self._forward([int(t) for t in prompt])
+            return 200, {"choices": [{"index": 0, "text": str(tops[-1]), "logprobs": {
+                "tokens": [str(tops[-1])], "token_logprobs": [top_values[-1]],
+                "top_logprobs": [{str(tops[-1]): top_values[-1]}]}}]}
         text = f"text:{prompt}|seed={body.get('seed')}|t={body.get('temperature')}|stop={body.get('stop')}"
         return 200, {"choices": [{"index": 0, "text": text}], "usage": {"completion_tokens": 5}}
 

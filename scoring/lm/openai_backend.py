@@ -21,9 +21,11 @@ Standard library HTTP (``urllib``) in a bounded thread pool; nothing is imported
 * **Log-likelihoods.**  :class:`RemoteLoglikScorer` tokenizes with the served model's local
   tokenizer under exactly the boundary rules of the local scorer (it reuses that code), sends
   the token ids ``context + continuation`` to ``/v1/completions`` with ``echo`` and
-  ``logprobs`` (falling back to vLLM's ``prompt_logprobs``) and sums the continuation
-  positions' log-probabilities; ``is_greedy`` compares each position's top token.  A server
-  that returns neither raises :class:`PromptLogprobsUnavailable`.
+  ``logprobs`` (falling back to vLLM's ``prompt_logprobs``, then — for servers that take only
+  text, like llama-cpp-python's — to the decoded text, accepted only when the echoed tokens are
+  exactly ours, else that request's error says so) and sums the continuation positions'
+  log-probabilities; ``is_greedy`` compares each position's top token.  A server that returns
+  none of them raises :class:`PromptLogprobsUnavailable`.
 """
 
 from __future__ import annotations
@@ -359,6 +361,48 @@ def _max_length_of(tokenizer_dir: str | Path, tokenizer: Any) -> int:
     return resolve_max_length(config, tokenizer)
 
 
+def _top(entry: Any) -> str | None:
+    if isinstance(entry, Mapping) and entry:
+        return str(max(entry.items(), key=lambda kv: kv[1])[0])
+    return None
+
+
+def check_echo_alignment(choice: Mapping[str, Any], n_prompt: int, prompt_text: str | None = None) -> None:
+    """Raise :class:`PromptLogprobsUnavailable` when an echo's log-probabilities are not those of
+    their own positions.  Greedy decoding (temperature 0, one new token) picked the generated
+    token as the top choice of the distribution after the prompt.  In a correct echo that token's
+    own entry names it as top; and the last *prompt* entry (the distribution before the last
+    prompt token) does not, unless by chance.  llama-cpp-python 0.3 (for models that add no BOS
+    token) gives each token the distribution that *follows* it, one position late: its last
+    prompt entry's top token is the generated one.
+
+    >>> good = {"logprobs": {"tokens": ["a", "b", "c"], "top_logprobs": [None, {"b": -1.0}, {"c": -0.1, "x": -3.0}]}}
+    >>> check_echo_alignment(good, 2)
+    >>> late = {"text": "abq", "logprobs": {"tokens": ["a", "b"], "top_logprobs": [None, {"q": -0.5, "b": -2.0}]}}
+    >>> check_echo_alignment(late, 2, "ab")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.lm.openai_backend.PromptLogprobsUnavailable: the server's echoed log-probabilities are one position off ...
+    """
+    logprobs = choice.get("logprobs")
+    if not isinstance(logprobs, Mapping):
+        return
+    tokens, tops = logprobs.get("tokens") or [], logprobs.get("top_logprobs") or []
+    late = False
+    if len(tokens) > n_prompt and len(tops) > n_prompt and isinstance(tops[n_prompt], Mapping):
+        late = _top(tops[n_prompt]) not in (None, tokens[n_prompt])  # the generated token's own entry
+    elif prompt_text is not None and len(tokens) >= n_prompt >= 1 and len(tops) >= n_prompt:
+        text = choice.get("text")
+        generated = text[len(prompt_text):] if isinstance(text, str) and text.startswith(prompt_text) else ""
+        last = _top(tops[n_prompt - 1])
+        late = bool(generated) and last == generated and last != tokens[n_prompt - 1]
+    if late:
+        raise PromptLogprobsUnavailable(
+            "the server's echoed log-probabilities are one position off (each token's value comes from the "
+            "distribution after it, as llama-cpp-python 0.3 does for models without a BOS token); its prompt "
+            "log-likelihoods cannot be used: serve the model with vLLM or SGLang")
+
+
 def prompt_logprobs_of(choice: Mapping[str, Any], n_prompt: int) -> tuple[list[float | None], list[bool]]:
     """Per-position log-probabilities of the first ``n_prompt`` tokens and whether each was the
     top token, from an ``echo`` + ``logprobs`` choice or a vLLM ``prompt_logprobs`` choice.
@@ -427,16 +471,59 @@ class RemoteLoglikScorer(LogLikelihoodScorer):
         self._mode: str | None = None  # "echo" or "prompt_logprobs", found on first use
         self._mode_lock = threading.Lock()
 
+    def _text_of(self, ids: Sequence[int]) -> str:
+        return str(self.tokenizer.decode(list(ids), skip_special_tokens=False, clean_up_tokenization_spaces=False))
+
     def _body(self, ids: Sequence[int], mode: str) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model_name, "prompt": list(ids), "max_tokens": 1, "temperature": 0.0}
-        if mode == "echo":
-            body.update(echo=True, logprobs=1)
-        else:
+        prompt: Any = self._text_of(ids) if mode == "echo_text" else list(ids)
+        body: dict[str, Any] = {"model": self.model_name, "prompt": prompt, "max_tokens": 1, "temperature": 0.0}
+        if mode == "prompt_logprobs":
             body.update(prompt_logprobs=1, logprobs=1)
+        else:
+            body.update(echo=True, logprobs=1)
         return body
 
+    def _check_retokenized(self, choice: Mapping[str, Any], ids: Sequence[int]) -> None:
+        """In ``echo_text`` mode the server tokenized our text itself: its tokens must be ours."""
+        logprobs = choice.get("logprobs")
+        tokens = logprobs.get("tokens") if isinstance(logprobs, Mapping) else None
+        if not isinstance(tokens, list) or len(tokens) < len(ids):
+            raise PromptLogprobsUnavailable("the server echoed fewer tokens than the prompt has")
+        for i, token_id in enumerate(ids):
+            piece = self._text_of([token_id])
+            if "\ufffd" not in piece and tokens[i] != piece:
+                raise ServerError(f"the server tokenized the text differently at token {i} ({tokens[i]!r}, not "
+                                  f"{piece!r}); use a server that takes token ids (vLLM, SGLang) for this request")
+
+    def _probe_alignment(self, ids: Sequence[int], mode: str, echoed: Mapping[str, Any]) -> None:
+        """Once per scorer: the echo's entry for the last prompt token must describe the same
+        distribution as a fresh greedy step from the prompt without that token (same top token,
+        same log-probability); a server whose echo is one position late fails this."""
+        if len(ids) < 2:
+            return
+        tops = echoed.get("logprobs", {}).get("top_logprobs") if isinstance(echoed.get("logprobs"), Mapping) else None
+        if not isinstance(tops, list) or len(tops) < len(ids) or not isinstance(tops[len(ids) - 1], Mapping):
+            return
+        prefix = list(ids[:-1])
+        body = {"model": self.model_name, "prompt": self._text_of(prefix) if mode == "echo_text" else prefix,
+                "max_tokens": 1, "temperature": 0.0, "logprobs": 1}
+        choices = self.client.post("completions", body).get("choices")
+        step = choices[0].get("logprobs") if isinstance(choices, list) and choices and isinstance(
+            choices[0], Mapping) else None
+        fresh = step.get("top_logprobs") if isinstance(step, Mapping) else None
+        if not isinstance(fresh, list) or not fresh or not isinstance(fresh[0], Mapping) or not fresh[0]:
+            return  # nothing to compare with
+        key, value = max(fresh[0].items(), key=lambda kv: kv[1])
+        echoed_value = tops[len(ids) - 1].get(key)
+        if _top(tops[len(ids) - 1]) != key or echoed_value is None or abs(float(echoed_value) - float(value)) > 1e-2:
+            raise PromptLogprobsUnavailable(
+                "the server's echoed log-probabilities are one position off: the echo's entry for the last prompt "
+                "token does not match a fresh step from the prompt without it (llama-cpp-python 0.3 gives each "
+                "token the distribution after it for models without a BOS token); its prompt log-likelihoods "
+                "cannot be used: serve the model with vLLM or SGLang")
+
     def _ask(self, ids: Sequence[int]) -> tuple[list[float | None], list[bool]]:
-        modes = [self._mode] if self._mode else ["echo", "prompt_logprobs"]
+        modes = [self._mode] if self._mode else ["echo", "prompt_logprobs", "echo_text"]
         failure: ServerError | None = None
         for mode in modes:
             try:
@@ -444,13 +531,21 @@ class RemoteLoglikScorer(LogLikelihoodScorer):
                 choices = payload.get("choices")
                 if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
                     raise ServerError(f"the response has no choices: {json.dumps(payload)[:300]}")
+                if mode == "echo_text":
+                    self._check_retokenized(choices[0], ids)
+                if mode != "prompt_logprobs":
+                    check_echo_alignment(choices[0], len(ids), self._text_of(ids) if mode == "echo_text" else None)
+                    if self._mode is None:
+                        self._probe_alignment(ids, mode, choices[0])
                 result = prompt_logprobs_of(choices[0], len(ids))
             except PromptLogprobsUnavailable as exc:
+                if "one position off" in str(exc):
+                    raise
                 failure = exc
                 continue
             except ServerError as exc:
-                if self._mode is None and mode == "echo":
-                    failure = exc  # a server may reject echo but accept prompt_logprobs
+                if self._mode is None and mode != "echo_text":
+                    failure = exc  # a server may reject token ids or echo but accept the next form
                     continue
                 raise
             with self._mode_lock:
@@ -458,8 +553,8 @@ class RemoteLoglikScorer(LogLikelihoodScorer):
             return result
         raise PromptLogprobsUnavailable(
             f"the server at {self.client.config.base_url} cannot return prompt log-probabilities (tried echo+logprobs "
-            f"and prompt_logprobs on /v1/completions): {failure}. For llama.cpp start it with logits_all; for "
-            "vLLM use a version with echo or prompt_logprobs support")
+            f"and prompt_logprobs with token ids, and echo+logprobs with text, on /v1/completions): {failure}. For "
+            "llama.cpp start it with logits_all; for vLLM use a version with echo or prompt_logprobs support")
 
     def _score_encoded(self, encoded: Sequence[EncodedPair]) -> list[LoglikResult]:
         self.stats.requests += len(encoded)
