@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from normalize.cli import main
 from scoring.cache import Cache, GenerationKey
+from scoring.cli import main
 from scoring.lm.generate import Request, SamplingParams
 from scoring.lm.loglik import LogLikelihoodScorer
 from scoring.lm.openai_backend import (

@@ -31,8 +31,8 @@ import pytest
 pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed")
 pytest.importorskip("gguf")
 
-from normalize._io import InputRow
-from normalize.cli import main
+from normalize.jsonl import InputRow
+from scoring.cli import main
 from scoring.lm.generate import LocalGenerator, Request, SamplingParams, generate_rows
 from scoring.lm.openai_backend import (
     ClientConfig,

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from normalize._io import InputRow
-from normalize._lm_eval_log import read_source
+from normalize.jsonl import InputRow
+from normalize.lm_eval_log import read_source
 from normalize.pack import Pack
 from normalize.rows import normalize_rows
 from scoring.integrations._shared import cached_pack

@@ -1,4 +1,4 @@
-"""Reading lm-evaluation-harness ``--log_samples`` files as input rows (no lm-eval import).
+"""Reading lm-evaluation-harness ``--log_samples`` files as input rows (public; no lm-eval import).
 
 lm-eval writes one JSON line per document *and filter*: ``doc_id``, ``doc``, ``target`` (as
 ``str()``), ``resps`` (per request, the list of every repeat's raw text) and ``filtered_resps``
