@@ -8,7 +8,8 @@ answered from a real local Hugging Face model's forward pass (so log-likelihoods
 HTTP path can be compared with the local scorer).  ``faults`` is a queue consumed one per
 request: ``429``, ``500``, ``hang`` (sleeps past the client's timeout), ``truncated`` (half a
 JSON body), ``reset`` (closes the connection).  ``logprobs_mode`` is ``echo``,
-``prompt_logprobs`` (rejects echo with HTTP 400, like a server without it) or ``none``.
+``prompt_logprobs`` (rejects echo with HTTP 400, like a server without it), ``late`` (echo one
+position late, like llama-cpp-python 0.3 for BOS-less models) or ``none``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ class FakeOpenAI:
         values, tops, _ = self._forward(ids)
         return values, tops
 
+    def _late(self, ids: list[int]) -> dict[str, Any]:
+        """Each token's value from the distribution *after* it; no generated token echoed."""
+        import torch
+
+        with torch.no_grad():
+            logprobs = torch.log_softmax(self._model(torch.tensor([ids])).logits[0].float(), dim=-1)
+        values: list[float | None] = [None] + [float(logprobs[i, ids[i]]) for i in range(1, len(ids))]
+        tops: list[Any] = [None] + [{str(int(logprobs[i].argmax())): float(logprobs[i].max()),
+                                     str(ids[i]): float(logprobs[i, ids[i]])} for i in range(1, len(ids))]
+        return {"tokens": [str(t) for t in ids], "token_logprobs": values, "top_logprobs": tops}
+
     def _forward(self, ids: list[int]) -> tuple[list[float | None], list[int], list[float]]:
         import torch
 
@@ -82,6 +94,9 @@ class FakeOpenAI:
                     return 400, {"error": {"message": "echo is not supported"}}
                 return 200, {"choices": [{"index": 0, "text": "x", "logprobs": None}]}
             values, tops, top_values = self._forward([int(t) for t in prompt])
+            if wants_echo and self.logprobs_mode == "late":  # like llama-cpp-python 0.3 without BOS
+                late = self._late([int(t) for t in prompt])
+                return 200, {"choices": [{"index": 0, "text": "", "logprobs": late}]}
             if wants_echo:  # the prompt, then the one greedy token generated after it
                 generated = tops[len(prompt)]
                 logprobs = {"tokens": [str(t) for t in prompt] + [str(generated)],

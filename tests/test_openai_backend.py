@@ -153,6 +153,13 @@ def test_loglik_over_http_equals_local_scorer(tiny_lm_dir: Path, local_scores: L
     assert all(isinstance(b["prompt"], list) for b in fake.requests)  # token ids: the boundary is ours
 
 
+def test_loglik_refuses_an_echo_one_position_late(tiny_lm_dir: Path) -> None:
+    with serve(FakeOpenAI(str(tiny_lm_dir), logprobs_mode="late")) as url:
+        remote = RemoteLoglikScorer(ClientConfig(url), "tiny", tiny_lm_dir)
+        with pytest.raises(PromptLogprobsUnavailable, match="one position off"):
+            remote.loglikelihood(PAIRS[:1])
+
+
 def test_loglik_server_without_prompt_logprobs(tiny_lm_dir: Path) -> None:
     with serve(FakeOpenAI(str(tiny_lm_dir), logprobs_mode="none")) as url:
         remote = RemoteLoglikScorer(ClientConfig(url), "tiny", tiny_lm_dir)
