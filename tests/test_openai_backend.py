@@ -201,3 +201,25 @@ def test_vllm_backend_without_vllm_is_a_clear_error(tiny_lm_dir: Path, tmp_path:
     prompts = _rows(tmp_path / "p.jsonl", [{"id": "a", "prompt": "hi"}])
     assert main(["generate", "--backend", "vllm", "--model", str(tiny_lm_dir), str(prompts)]) == 2
     assert "pip install vllm" in capsys.readouterr().err
+
+
+def test_local_chat_template_on_the_completions_endpoint(tiny_lm_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    tokenizer_dir = tmp_path / "tok"
+    shutil.copytree(tiny_lm_dir, tokenizer_dir)
+    config_path = tokenizer_dir / "tokenizer_config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    config["chat_template"] = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+                               "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    fake = FakeOpenAI()
+    with serve(fake) as url:
+        gen = OpenAIGenerator(ClientConfig(url), "m", tokenizer_dir=tokenizer_dir, chat_template=True)
+        gen.generate([Request("2+2=", 0)], SamplingParams())
+        with pytest.raises(ValueError, match="no chat template"):
+            OpenAIGenerator(ClientConfig(url), "m", tokenizer_dir=tiny_lm_dir, chat_template=True)
+        with pytest.raises(ValueError, match="needs --tokenizer"):
+            OpenAIGenerator(ClientConfig(url), "m", chat_template=True)
+    assert fake.requests[0]["prompt"] == "<|user|>2+2=\n<|assistant|>"
+    assert gen.backend.startswith("openai-completions+template:")
