@@ -1,8 +1,9 @@
 """An inspect_ai scorer: the pack's parse of the completion, "no answer" kept apart from "wrong".
 
->>> from inspect_ai import Task                                        # doctest: +SKIP
->>> from scoring.integrations.inspect import normalized                # doctest: +SKIP
->>> Task(dataset=..., solver=generate(), scorer=normalized("gsm8k"))   # doctest: +SKIP
+Use it as a task's scorer (``examples/inspect/tiny_math.py`` runs offline)::
+
+    from scoring.integrations.inspect import normalized
+    Task(dataset=..., solver=generate(), scorer=normalized("gsm8k"))
 
 Each sample gets ``Score(value, answer, explanation, metadata)``: ``value`` is ``"C"``/``"I"``
 (inspect's CORRECT/INCORRECT) for a yes/no metric, the F1 in [0, 1] for the F1 metrics, and
