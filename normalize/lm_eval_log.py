@@ -26,7 +26,7 @@ import ast
 import glob
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,12 +113,15 @@ def _repeats(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def read_lm_eval_samples(spec: str | Path, *, task: str | None = None, filter_name: str | None = None,
-                         pack: Pack | None = None) -> list[InputRow]:
-    """Rows (see the module docstring) from every samples file ``spec`` names, in order."""
+def read_lm_eval_samples(spec: str | Path | Sequence[str | Path], *, task: str | None = None,
+                         filter_name: str | None = None, pack: Pack | None = None) -> list[InputRow]:
+    """Rows (see the module docstring) from every samples file ``spec`` names (one spec or
+    several), in order."""
     rows: list[InputRow] = []
     number = 0
-    for path in expand_paths(spec):
+    specs = [spec] if isinstance(spec, (str, Path)) else list(spec)
+    paths = [path for one in specs for path in expand_paths(one)]
+    for path in dict.fromkeys(paths):
         for row in _read_file(path, task, filter_name, pack):
             number += 1
             rows.append(InputRow(number, row.data, row.error, row.raw_line))
@@ -184,7 +187,7 @@ def _rows_of(data: dict[str, Any], line: InputRow, where: str, path: Path, lm_ta
         yield InputRow(line.line, row, None, line.raw_line)
 
 
-def read_source(path: str | Path, source: str = "jsonl", *, task: str | None = None,
+def read_source(path: str | Path | Sequence[str | Path], source: str = "jsonl", *, task: str | None = None,
                 filter_name: str | None = None, pack: Pack | None = None) -> list[InputRow]:
     """Input rows from a JSONL file of rows (``jsonl``) or lm-eval samples files (``lm-eval``)."""
     from normalize._io import read_jsonl
@@ -192,14 +195,22 @@ def read_source(path: str | Path, source: str = "jsonl", *, task: str | None = N
     if source == "jsonl":
         if task is not None or filter_name is not None:
             raise ValueError("--task and --lm-eval-filter only apply with --from lm-eval")
+        if not isinstance(path, (str, Path)):
+            if len(path) != 1:
+                raise ValueError(f"one input file, got {len(path)}; several files only with --from lm-eval")
+            path = path[0]
         return read_jsonl(path)
     if source == "lm-eval":
         return read_lm_eval_samples(path, task=task, filter_name=filter_name, pack=pack)
     raise ValueError(f"--from must be one of {', '.join(SOURCES)}, got {source!r}")
 
 
-def add_source_options(parser: Any) -> None:
-    """``--from``, ``--task`` and ``--lm-eval-filter`` for a command that reads rows."""
+def add_source_options(parser: Any, *, more_inputs: bool = True) -> None:
+    """``--from``, ``--task`` and ``--lm-eval-filter`` for a command that reads rows; with
+    ``more_inputs``, further input files after the first (``samples_*.jsonl`` unquoted)."""
+    if more_inputs:
+        parser.add_argument("more_inputs", nargs="*", metavar="MORE",
+                            help="with --from lm-eval: more samples files (a shell glob may name several)")
     parser.add_argument("--from", dest="source", choices=SOURCES, default="jsonl",
                         help="input format: rows (jsonl, default) or lm-eval --log_samples files (lm-eval: a "
                              "file, a directory or a quoted glob such as 'out/*/samples_*.jsonl')")
@@ -213,5 +224,6 @@ def add_source_options(parser: Any) -> None:
 
 def rows_for(args: Any, path: str | Path, pack: Pack | None = None) -> list[InputRow]:
     """The input rows of a command's ``path`` under its ``--from`` options."""
-    return read_source(path, getattr(args, "source", "jsonl"), task=getattr(args, "source_task", None),
+    paths = [path, *(getattr(args, "more_inputs", None) or [])]
+    return read_source(paths, getattr(args, "source", "jsonl"), task=getattr(args, "source_task", None),
                        filter_name=getattr(args, "source_filter", None), pack=pack)

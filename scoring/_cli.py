@@ -60,7 +60,7 @@ def register(sub: Any) -> None:
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
     _add_bootstrap_options(compare)
-    add_source_options(compare)
+    add_source_options(compare, more_inputs=False)
     add_format_option(compare, help_json="the comparison")
     compare.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
     compare.set_defaults(func=cmd_compare)

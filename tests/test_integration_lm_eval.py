@@ -146,6 +146,17 @@ def test_score_from_lm_eval_agrees_with_lm_eval(lm_eval_run: Path, tmp_path: Pat
         assert rows[0]["target"] == ["Paris", "paris"]  # lm-eval's str(list) read back as a list
 
 
+def test_score_takes_several_files_as_a_shell_glob_gives_them(lm_eval_run: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted(str(p) for p in lm_eval_run.rglob("samples_*.jsonl"))
+    assert len(files) == 2
+    assert main(["score", "--from", "lm-eval", *files, "-o", str(tmp_path / "all.jsonl"), "--no-progress"]) == 0
+    capsys.readouterr()
+    rows = [json.loads(x) for x in (tmp_path / "all.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {r["task"] for r in rows} == {"gsm8k", "squad"} and len(rows) == 2 * len(MATH_DOCS) + len(QA_DOCS)
+    assert main(["score", str(tmp_path / "all.jsonl"), str(tmp_path / "all.jsonl")]) == 2  # jsonl: one file
+
+
 def test_run_audit_compare_read_lm_eval(lm_eval_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--from", "lm-eval", str(lm_eval_run), "-o", str(tmp_path / "run.jsonl"),
                  "--no-progress"]) == 0
