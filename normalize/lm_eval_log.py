@@ -23,9 +23,13 @@ an ``invalid`` row with the reason: nothing is dropped.
 from __future__ import annotations
 
 import ast
+import atexit
+import contextlib
 import glob
 import json
+import os
 import re
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -222,8 +226,37 @@ def add_source_options(parser: Any, *, more_inputs: bool = True) -> None:
                              "responses)")
 
 
-def rows_for(args: Any, path: str | Path, pack: Pack | None = None) -> list[InputRow]:
-    """The input rows of a command's ``path`` under its ``--from`` options."""
-    paths = [path, *(getattr(args, "more_inputs", None) or [])]
-    return read_source(paths, getattr(args, "source", "jsonl"), task=getattr(args, "source_task", None),
-                       filter_name=getattr(args, "source_filter", None), pack=pack)
+def source_input(args: Any, pack: Pack | None = None, path: str | Path | None = None) -> str:
+    """The JSONL path a streaming command reads: ``path`` (default ``args.input``) itself for
+    ``--from jsonl``; for ``--from lm-eval`` a temporary JSONL of the rows read from the samples
+    files (deleted when the process exits).  A samples line that yields no row is written as a
+    row without a task, so it still comes out as an ``invalid`` row, its reason under
+    ``lm_eval_error``.
+    """
+    given = str(args.input if path is None else path)
+    more = list(getattr(args, "more_inputs", None) or [])
+    source = getattr(args, "source", "jsonl")
+    if source == "jsonl":
+        if more:
+            raise ValueError(f"one input file, got {1 + len(more)}; several files only with --from lm-eval")
+        if getattr(args, "source_task", None) is not None or getattr(args, "source_filter", None) is not None:
+            raise ValueError("--task and --lm-eval-filter only apply with --from lm-eval")
+        return given
+    if getattr(args, "resume", False):
+        raise ValueError("--resume needs a JSONL input: convert the lm-eval logs first with "
+                         "`normalize run --from lm-eval ... -o rows.jsonl --trace none`")
+    rows = read_source([given, *more] if path is None else [given], source,
+                       task=getattr(args, "source_task", None), filter_name=getattr(args, "source_filter", None),
+                       pack=pack)
+    handle, name = tempfile.mkstemp(prefix="lm-eval-rows-", suffix=".jsonl")
+    atexit.register(_remove, name)
+    with os.fdopen(handle, "w", encoding="utf-8", errors="surrogatepass") as out:
+        for row in rows:
+            data = row.data if row.data is not None else {"lm_eval_error": row.error, "raw_line": row.raw_line}
+            out.write(json.dumps(data, ensure_ascii=False, allow_nan=False, default=str) + "\n")
+    return name
+
+
+def _remove(name: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(name)
