@@ -23,6 +23,7 @@ SUBCOMMAND_MODULES = (
     "normalize._cli_core",
     "normalize._check",
     "scoring._cli",
+    "scoring._html_cli",
     "scoring.lm._cli",
 )
 

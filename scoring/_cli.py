@@ -17,6 +17,7 @@ from normalize._io import read_jsonl, write_jsonl
 from normalize.cli import EXIT_FINDINGS, EXIT_OK, use_color
 from normalize.pack import Pack, canonical_json, load_pack
 from normalize.rows import normalize_rows
+from scoring._html_cli import add_html_options, check_html_options, write_score_html
 from scoring._items import item_from_row, run_label, task_name
 from scoring.aggregate import AGGREGATES, aggregate_rows
 from scoring.metrics import (
@@ -52,6 +53,8 @@ def register(sub: Any) -> None:
     score.add_argument("--cv-threshold", type=float, default=DEFAULT_CV_THRESHOLD, metavar="CV",
                        help=f"the coefficient of variation that is flagged (default {DEFAULT_CV_THRESHOLD})")
     score.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    score.add_argument("--html", metavar="OUT.html", help="also write the self-contained HTML report to this file")
+    add_html_options(score)
     score.set_defaults(func=cmd_score)
 
     compare = sub.add_parser("compare", help="paired bootstrap of two scored files on their shared ids")
@@ -115,6 +118,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise ValueError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
     if args.k is not None and args.aggregate != "pass@k":
         raise ValueError("--k only applies to --aggregate pass@k")
+    check_html_options(args)
     pack = load_pack(args.pack)
     check_scoring(pack)
     with MathVerifier() as verifier:
@@ -123,8 +127,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             items = aggregate_rows(pack, outs, scores, args.aggregate, k=args.k, verifier=verifier)
         else:
             items = [item_from_row(out, score) for out, score in zip(outs, scores, strict=True)]
-    report = build_report(items, pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
-                          seed=args.seed, cv_threshold=args.cv_threshold)
+        report = build_report(items, pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
+                              seed=args.seed, cv_threshold=args.cv_threshold)
+        if args.html:
+            write_score_html(args.html, pack, args.input, outs, scores, report, args, verifier)
     report_stream = sys.stdout
     if args.output is not None:
         write_jsonl(outs, args.output)
