@@ -756,5 +756,6 @@ _JS: Final = r"""
       }
     });
   }
+  document.body.setAttribute("data-report-ready", "1");
 }());
 """
