@@ -19,6 +19,7 @@ import dataclasses
 import difflib
 import json
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -47,8 +48,12 @@ _KEEP_EQUAL: Final = 240
 _EDGE: Final = 100
 #: A side of an audit row keeps at most this many characters of text.
 _MAX_SIDE: Final = 6000
-#: Texts longer than this are diffed with difflib's junk heuristic (fast, coarser).
-_AUTOJUNK_OVER: Final = 4000
+#: Token sequences longer than this are diffed with difflib's junk heuristic (fast, coarser).
+_AUTOJUNK_OVER: Final = 3000
+#: Replaced spans up to this long are diffed again character by character.
+_REFINE: Final = 60
+#: Diff tokens: an ASCII word, a run of whitespace, or any other single character (CJK, punctuation).
+_TOKEN: Final = re.compile(r"[A-Za-z0-9_]+|\s+|.", re.S)
 
 
 @dataclass(frozen=True)
@@ -66,28 +71,69 @@ class ReportRun:
 # --------------------------------------------------------------------------- audit data
 
 
+def _common_ends(before: str, after: str) -> tuple[int, int]:
+    """Lengths of the common prefix and of the common suffix (not overlapping it)."""
+    limit = min(len(before), len(after))
+    head = 0
+    while head < limit and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+def _raw_edits(before: str, after: str) -> list[tuple[bool, str, str]]:
+    """difflib over tokens (ASCII words, runs of space, single other characters); short replaced
+    spans are then diffed again by character, so "$1,000" → "1000" marks only "$" and ","."""
+    tokens_a, tokens_b = _TOKEN.findall(before), _TOKEN.findall(after)
+    matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b,
+                                      autojunk=max(len(tokens_a), len(tokens_b)) > _AUTOJUNK_OVER)
+    ops: list[tuple[bool, str, str]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        old, new = "".join(tokens_a[i1:i2]), "".join(tokens_b[j1:j2])
+        if tag == "replace" and len(old) <= _REFINE and len(new) <= _REFINE:
+            fine = difflib.SequenceMatcher(None, old, new, autojunk=False)
+            ops.extend((t == "equal", old[a1:a2], new[b1:b2]) for t, a1, a2, b1, b2 in fine.get_opcodes())
+        else:
+            ops.append((tag == "equal", old, new))
+    return ops
+
+
 def _edits(before: str, after: str) -> list[tuple[bool, str, str]]:
-    """difflib's opcodes as (same, old text, new text), with short coincidental matches merged away.
+    """``before`` → ``after`` as (same, old text, new text) spans, with coincidental matches merged away.
 
-    A character-level diff of "The answer is $1,000." against "$1000." matches stray
-    characters inside the removed prose; an equal run of at most two characters between two
-    edits is folded into them, so a reader sees one removed span and one added span.
+    A diff of "The answer is $1,000." against "$1000." could match stray characters inside
+    the removed prose; an equal run of at most two characters between two edits is folded
+    into them (when one of the edits is six characters or more), so a reader sees one removed
+    span and one added span.  The common prefix and
+    suffix are split off first, which keeps long texts with one small edit fast.
 
-    >>> _edits("ab1cd", "x1y")
-    [(False, 'ab1cd', 'x1y')]
+    >>> _edits("She earns $10 an hour. The answer is $1,000.", "$1000.")
+    [(False, 'She earns $10 an hour. The answer is $1,', '$1'), (True, '000.', '000.')]
+    >>> _edits("The answer is (B).", "The answer is B")
+    [(True, 'The answer is ', 'The answer is '), (False, '(', ''), (True, 'B', 'B'), (False, ').', '')]
     """
-    matcher = difflib.SequenceMatcher(None, before, after,
-                                      autojunk=max(len(before), len(after)) > _AUTOJUNK_OVER)
-    ops = [(tag == "equal", before[i1:i2], after[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    head, tail = _common_ends(before, after)
+    ops = [(True, before[:head], after[:head])] if head else []
+    ops += _raw_edits(before[head:len(before) - tail], after[head:len(after) - tail])
+    if tail:
+        ops.append((True, before[len(before) - tail:], after[len(after) - tail:]))
     merged: list[tuple[bool, str, str]] = []
     for index, (same, old, new) in enumerate(ops):
-        short = same and len(old) <= 2 and 0 < index < len(ops) - 1
+        if not old and not new:
+            continue
+        short = same and len(old) <= 2 and 0 < index < len(ops) - 1 and max(
+            len(ops[index - 1][1]) + len(ops[index - 1][2]), len(ops[index + 1][1]) + len(ops[index + 1][2])) >= 6
         if short or not same:
             if merged and not merged[-1][0]:
                 _, o, n = merged.pop()
                 merged.append((False, o + old, n + new))
             else:
                 merged.append((False, old, new))
+        elif merged and merged[-1][0]:
+            _, o, n = merged.pop()
+            merged.append((True, o + old, n + new))
         else:
             merged.append((True, old, new))
     return merged
