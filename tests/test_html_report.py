@@ -311,3 +311,10 @@ def test_report_command_takes_at_most_two_runs(tmp_path: Path, capsys: pytest.Ca
     path = str(EXAMPLES / "predictions.jsonl")
     assert main(["report", path, path, path, "-o", str(tmp_path / "r.html")]) == 2
     assert "one run or two" in capsys.readouterr().err
+
+
+def test_readme_shows_a_screenshot_of_the_example_report() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "![The HTML report of the bundled examples](docs/report.png)" in readme
+    png = (ROOT / "docs" / "report.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 20_000
