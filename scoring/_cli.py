@@ -17,7 +17,12 @@ from normalize._io import read_jsonl, write_jsonl
 from normalize.cli import EXIT_FINDINGS, EXIT_OK, use_color
 from normalize.pack import Pack, canonical_json, load_pack
 from normalize.rows import normalize_rows
-from scoring._html_cli import add_html_options, check_html_options, write_score_html
+from scoring._html_cli import (
+    add_html_options,
+    check_html_options,
+    write_compare_html,
+    write_score_html,
+)
 from scoring._items import item_from_row, run_label, task_name
 from scoring.aggregate import AGGREGATES, aggregate_rows
 from scoring.metrics import (
@@ -63,6 +68,8 @@ def register(sub: Any) -> None:
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
     _add_bootstrap_options(compare)
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    compare.add_argument("--html", metavar="OUT.html", help="also write both runs and their comparison as HTML")
+    add_html_options(compare)
     compare.set_defaults(func=cmd_compare)
 
     audit = sub.add_parser("audit", help="show a seeded sample of rows the rules changed, raw beside normalized")
@@ -163,11 +170,16 @@ def per_id_values(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) ->
 
 def cmd_compare(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
+    check_html_options(args)
     pack = load_pack(args.pack)
     check_scoring(pack)
     with MathVerifier() as verifier:
-        a = per_id_values(*score_file(pack, args.a, verifier=verifier))
-        b = per_id_values(*score_file(pack, args.b, verifier=verifier))
+        scored_a = score_file(pack, args.a, verifier=verifier)
+        scored_b = score_file(pack, args.b, verifier=verifier)
+        if args.html:
+            write_compare_html(args.html, pack, [(args.a, *scored_a), (args.b, *scored_b)], args, verifier)
+        a = per_id_values(*scored_a)
+        b = per_id_values(*scored_b)
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]

@@ -89,13 +89,14 @@ def make_run(
     verifier: MathVerifier,
 ) -> ReportRun:
     """Aggregate (if asked), build the report and measure the rule effects of one scored run."""
-    if args.aggregate:
-        items = aggregate_rows(pack, outs, scores, args.aggregate, k=args.k, verifier=verifier)
+    aggregate, k = getattr(args, "aggregate", None), getattr(args, "k", None)
+    if aggregate:
+        items = aggregate_rows(pack, outs, scores, aggregate, k=k, verifier=verifier)
     else:
         items = [item_from_row(out, score) for out, score in zip(outs, scores, strict=True)]
-    report = build_report(items, pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
-                          seed=args.seed, confidence=getattr(args, "confidence", 0.95),
-                          cv_threshold=args.cv_threshold)
+    report = build_report(items, pack, aggregate=aggregate, k=k, n_resamples=args.bootstrap, seed=args.seed,
+                          confidence=getattr(args, "confidence", 0.95),
+                          cv_threshold=getattr(args, "cv_threshold", DEFAULT_CV_THRESHOLD))
     effects = None
     if args.rule_effect_rows != 0:
         effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows)
@@ -141,6 +142,24 @@ def write_score_html(
     run = ReportRun(Path(source).name if source != "-" else "stdin", source, outs, scores, report, effects)
     write_html(path, render_html(pack, [run], audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                                  page_size=args.page_size, settings=_settings(args), title=args.title))
+
+
+def write_compare_html(
+    path: str | Path,
+    pack: Pack,
+    scored: Sequence[tuple[str, list[dict[str, Any]], list[Score]]],
+    args: argparse.Namespace,
+    verifier: MathVerifier,
+) -> None:
+    """``normalize compare --html``: both runs and their paired comparison on one page."""
+    labels = _labels([source for source, _, _ in scored], None)
+    runs = [make_run(pack, label, source, outs, scores, args, verifier)
+            for label, (source, outs, scores) in zip(labels, scored, strict=True)]
+    comparison = compare_runs(runs[0].rows, runs[0].scores, runs[1].rows, runs[1].scores,
+                              n_resamples=args.bootstrap, seed=args.seed)
+    write_html(path, render_html(pack, runs, comparison=comparison, audit_rows=args.audit_rows,
+                                 audit_seed=args.audit_seed, page_size=args.page_size, settings=_settings(args),
+                                 title=args.title))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -190,13 +190,13 @@ def _json_text(value: Any) -> str:
 
 def _verdict(score: Score) -> str:
     if score.outcome == "scored":
-        return "right" if score.correct else ("wrong" if score.value <= 0.0 else f"partial {score.value:.3f}")
+        return "right" if score.correct else ("wrong" if score.value <= 0.0 else "partial")
     return {"no_answer": "unparsed"}.get(score.outcome, score.outcome)
 
 
 #: Columns of one embedded audit row (the JSON holds arrays in this order).
 AUDIT_FIELDS: Final = ("run", "line", "id", "task", "type", "status", "verdict", "answer", "target", "rules",
-                       "reason", "raw", "normalized")
+                       "reason", "raw", "normalized", "score")
 
 
 def _record(run: str, position: int, row: Mapping[str, Any], score: Score) -> list[Any]:
@@ -214,6 +214,7 @@ def _record(run: str, position: int, row: Mapping[str, Any], score: Score) -> li
         run, position + 1, _json_text(row.get("id")), str(row.get("task") or "(invalid row)"),
         str(row.get("task_type") or ""), str(row.get("status")), _verdict(score), _json_text(row.get("answer")),
         _json_text(row.get("target")), rules, str(row.get("reason") or ""), left, right,
+        round(score.value, 4) if score.outcome == "scored" else None,
     ]
 
 
@@ -365,7 +366,7 @@ def _parse_section(runs: Sequence[ReportRun]) -> str:
     return "".join(out)
 
 
-def _compare_section(comparison: Mapping[str, Any], runs: Sequence[ReportRun]) -> str:
+def _compare_section(comparison: Mapping[str, Any], runs: Sequence[ReportRun], cap: int, seed: int) -> str:
     boot = comparison["bootstrap"]
     rows = [Difference(t["name"], t["diff"], t["low"], t["high"], t["n"]) for t in comparison["tasks"]]
     if comparison["overall"]:
@@ -391,6 +392,9 @@ def _compare_section(comparison: Mapping[str, Any], runs: Sequence[ReportRun]) -
     out.append("</tbody></table>")
     flipped = comparison["flipped"]
     out.append(f'<h3>Items that flipped ({len(flipped)})</h3>')
+    if len(flipped) > cap:
+        out.append(f'<p class="lede">{cap} of {len(flipped)} flipped items embedded: a seeded sample (seed {seed}); '
+                   "the counts above are over all of them.</p>")
     out.append('<div class="controls" id="flip-controls"><label>direction <select data-filter="direction">'
                '<option value="">all</option><option>gained</option><option>lost</option></select></label>'
                '<label>task <select data-filter="task"><option value="">all</option></select></label>'
@@ -401,15 +405,20 @@ def _compare_section(comparison: Mapping[str, Any], runs: Sequence[ReportRun]) -
     return "".join(out)
 
 
-def _flip_records(comparison: Mapping[str, Any]) -> list[list[Any]]:
+def _flip_records(comparison: Mapping[str, Any], cap: int, seed: int) -> list[list[Any]]:
+    """The flipped items to embed: all of them, or a seeded sample of ``cap`` kept in order."""
     def short(text: Any) -> str:
         value = _json_text(text)
         return value if len(value) <= 600 else value[:600] + f"… ({len(value) - 600} more characters)"
 
+    flipped = comparison["flipped"]
+    if len(flipped) > cap:
+        keep = sorted(random.Random(seed).sample(range(len(flipped)), cap))
+        flipped = [flipped[i] for i in keep]
     return [[f["task"], f["id"], f["direction"], _json_text(f["target"]),
              f'{f["verdict_a"]} · {_json_text(f["answer_a"]) or "—"}',
              f'{f["verdict_b"]} · {_json_text(f["answer_b"]) or "—"}', short(f["output_a"]), short(f["output_b"])]
-            for f in comparison["flipped"]]
+            for f in flipped]
 
 
 def _example(e: Mapping[str, Any]) -> str:
@@ -432,6 +441,8 @@ def _rules_section(runs: Sequence[ReportRun]) -> str:
     if not with_effects:
         out.append("<p>Rule effects were not computed for this report.</p>")
         return "".join(out)
+    if runs[0].report.get("aggregate"):
+        out.append("<p>The run aggregates samples; rule effects count rows (samples), each scored on its own.</p>")
     for run in with_effects:
         effects = run.rule_effects or {}
         note = f"{run.label}: {effects['rows_examined']} of {effects['rows_total']} rows examined"
@@ -610,7 +621,7 @@ def render_html(
         _parse_section(runs), stamp, "</section>",
     ]
     if comparison is not None:
-        body += [_compare_section(comparison, runs), stamp, "</section>"]
+        body += [_compare_section(comparison, runs, audit_rows, audit_seed), stamp, "</section>"]
     body += [
         _rules_section(runs), stamp, "</section>",
         _audit_section(audit), stamp, "</section>",
@@ -618,7 +629,8 @@ def render_html(
         f'<footer>Signature: <code class="sig">{esc(pack.signature)}</code><br>Hash: '
         f'<code class="hash">{esc(pack.hash)}</code></footer></main>',
     ]
-    data = {"runs": len(runs), "audit": audit, "flips": _flip_records(comparison) if comparison else [], "pageSize": page_size}
+    flips = _flip_records(comparison, audit_rows, audit_seed) if comparison else []
+    data = {"runs": len(runs), "audit": audit, "flips": flips, "pageSize": page_size}
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -777,7 +789,8 @@ _JS: Final = r"""
       tr.appendChild(line);
       var who = el("td"); who.appendChild(el("div", null, r[F.task])); who.appendChild(el("div", "muted", r[F.id]));
       tr.appendChild(who);
-      var st = el("td"); st.appendChild(el("div", "status", r[F.status])); st.appendChild(el("div", "muted", r[F.verdict]));
+      var st = el("td"); st.appendChild(el("div", "status", r[F.status])); st.appendChild(el("div", "muted verdict", r[F.verdict] +
+        (r[F.score] !== null && r[F.verdict] === "partial" ? " " + r[F.score] : "")));
       if (r[F.reason]) { st.appendChild(el("div", "muted", r[F.reason])); }
       tr.appendChild(st);
       var raw = el("td", "text raw"); segments(raw, r[F.raw], "del"); tr.appendChild(raw);

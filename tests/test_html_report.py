@@ -293,6 +293,16 @@ def test_report_command_writes_one_file_and_score_html_too(tmp_path: Path, capsy
     assert "vote" in page and "Rule effects were not computed" in page and 'id="compare"' not in page
 
 
+def test_compare_html_writes_both_runs_and_the_comparison(tmp_path: Path) -> None:
+    out = tmp_path / "cmp.html"
+    code = main(["compare", str(EXAMPLES / "predictions.jsonl"), str(EXAMPLES / "predictions_b.jsonl"),
+                 "--html", str(out), "--bootstrap", "50", "--audit-rows", "5"])
+    assert code == 0
+    html = out.read_text(encoding="utf-8")
+    assert html.count('class="chart chart-diff"') == 1 and "paired percentile bootstrap, 50 resamples" in html
+    assert "5 of 11 flipped items embedded" in html and "5 of 53 rows embedded" in html
+
+
 @pytest.mark.parametrize("args, message", [
     (["--page-size", "0"], "--page-size"),
     (["--audit-rows", "-1"], "--audit-rows"),
