@@ -666,7 +666,7 @@ svg.chart{max-width:100%;height:auto}
 .card-title{font-weight:600}.big{font-size:28px;font-weight:650;color:var(--accent)}.small{font-size:12px;color:var(--muted)}
 table{border-collapse:collapse;margin:6px 0;font-size:12.5px}
 th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f2f2f5;font-weight:600;position:sticky;top:0}
+th{background:#f2f2f5;font-weight:600}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.level-task_type td:first-child{font-style:italic}tr.level-overall td{font-weight:650}
 tr.idle td{color:#aaa}tr.flagged td{color:#b00020}
@@ -684,7 +684,8 @@ del{background:#ffe1e1;color:#a40000;text-decoration:line-through}
 ins{background:#d9f7df;color:#0b5d1e;text-decoration:none}
 .elided{color:#888;font-style:italic;background:#f0f0f0}
 .muted{color:var(--muted)}td .run{font-size:10.5px;overflow-wrap:anywhere;text-align:left}
-table.audit td{overflow-wrap:anywhere}td.ex{font-size:11.5px;color:var(--muted)}svg.spark{vertical-align:middle}
+table.audit td{overflow-wrap:break-word}table.audit td.rules,table.audit .reason{font-size:11px}
+table.rules{width:100%}td.ex{font-size:11.5px;color:var(--muted)}svg.spark{vertical-align:middle}
 footer{margin-top:28px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);padding-top:8px}
 @media print{header.top{position:fixed}main{margin-top:70px}section{break-inside:avoid-page}}
 """
@@ -784,20 +785,21 @@ _JS: Final = r"""
     render: function (r) {
       var tr = el("tr", "audit-row");
       tr.setAttribute("data-status", r[F.status]); tr.setAttribute("data-task", r[F.task]);
-      var line = el("td", "n", r[F.line]);
-      if (MULTI) { line.appendChild(el("div", "muted run", r[F.run])); }
-      tr.appendChild(line);
+      tr.appendChild(el("td", "n", r[F.line]));
       var who = el("td"); who.appendChild(el("div", null, r[F.task])); who.appendChild(el("div", "muted", r[F.id]));
+      if (MULTI) { who.appendChild(el("div", "muted run", r[F.run])); }
       tr.appendChild(who);
       var st = el("td"); st.appendChild(el("div", "status", r[F.status])); st.appendChild(el("div", "muted verdict", r[F.verdict] +
         (r[F.score] !== null && r[F.verdict] === "partial" ? " " + r[F.score] : "")));
-      if (r[F.reason]) { st.appendChild(el("div", "muted", r[F.reason])); }
+      if (r[F.reason]) { st.appendChild(el("div", "muted reason", r[F.reason])); }
       tr.appendChild(st);
       var raw = el("td", "text raw"); segments(raw, r[F.raw], "del"); tr.appendChild(raw);
       var norm = el("td", "text normalized"); segments(norm, r[F.normalized], "ins"); tr.appendChild(norm);
       var ans = el("td"); ans.appendChild(el("div", "answer", r[F.answer] || "\u2014"));
       ans.appendChild(el("div", "muted", "target " + (r[F.target] || "\u2014"))); tr.appendChild(ans);
-      tr.appendChild(el("td", "muted", r[F.rules].join(", ")));
+      var rules = el("td", "muted rules");
+      r[F.rules].forEach(function (name) { rules.appendChild(el("div", null, name)); });
+      tr.appendChild(rules);
       return tr;
     }
   });
