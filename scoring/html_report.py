@@ -422,16 +422,19 @@ def _flip_records(comparison: Mapping[str, Any], cap: int, seed: int) -> list[li
 
 
 def _example(e: Mapping[str, Any]) -> str:
+    """One verdict the rule decided: the answer (or status) and score with and without it."""
     if not e["examples"]:
         return ""
     x = e["examples"][0]
 
     def side(v: Mapping[str, Any]) -> str:
-        answer = _json_text(v["answer"]) or "—"
+        if v["status"] != "ok":
+            return f'{v["status"]} ({v["value"]:g})'
+        answer = _json_text(v["answer"])
         answer = answer if len(answer) <= 40 else answer[:39] + "…"
-        return f'{v["status"]} {answer} ({v["value"]:g})'
+        return f'{answer} ({v["value"]:g})'
 
-    return f'line {x["line"]}: {side(x["with"])} → without: {side(x["without"])}'
+    return f'line {x["line"]}: {side(x["with"])} · without it: {side(x["without"])}'
 
 
 def _rules_section(runs: Sequence[ReportRun]) -> str:
@@ -455,7 +458,10 @@ def _rules_section(runs: Sequence[ReportRun]) -> str:
             keyed.setdefault((e["task_type"], e["index"]), {})[run.label] = e
     labels = [run.label for run in with_effects]
     span = ' colspan="5"' if len(labels) > 1 else ""
-    out.append('<table class="rules"><thead>')
+    idle = sum(1 for per_run in keyed.values() if not any(e["changed"] or e["rejected"] for e in per_run.values()))
+    out.append(f'<label class="toggle"><input type="checkbox" id="show-idle"> show the {idle} rules that changed '
+               "no row</label>")
+    out.append('<div class="scroll"><table class="rules hide-idle" id="rules-table"><thead>')
     if len(labels) > 1:
         out.append('<tr><th colspan="4"></th>' + "".join(f"<th{span}>{esc(x)}</th>" for x in labels) + "<th></th></tr>")
     out.append("<tr><th>task type</th><th>#</th><th>rule</th><th>stage</th>" + "".join(
@@ -482,10 +488,10 @@ def _rules_section(runs: Sequence[ReportRun]) -> str:
                 f'<td class="n verdicts" data-run="{esc(label)}">{e["verdict_changed"]}</td>'
                 f'<td class="n">{e["helped"]} / {e["hurt"]}</td>')
             example = example or _example(e)
-        idle = "" if active else ' class="idle"'
-        out.append(f'<tr{idle} data-rule="{esc(first["rule"])}" data-type="{esc(first["task_type"])}">'
+        idle_class = "" if active else ' class="idle"'
+        out.append(f'<tr{idle_class} data-rule="{esc(first["rule"])}" data-type="{esc(first["task_type"])}">'
                    + "".join(cells) + f'<td class="ex">{esc(example)}</td></tr>')
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -685,7 +691,7 @@ ins{background:#d9f7df;color:#0b5d1e;text-decoration:none}
 .elided{color:#888;font-style:italic;background:#f0f0f0}
 .muted{color:var(--muted)}td .run{font-size:10.5px;overflow-wrap:anywhere;text-align:left}
 table.audit td{overflow-wrap:break-word}table.audit td.rules,table.audit .reason{font-size:11px}
-table.rules{width:100%}td.ex{font-size:11.5px;color:var(--muted)}svg.spark{vertical-align:middle}
+table.rules td.ex{min-width:220px;max-width:340px}.scroll{overflow-x:auto}table.hide-idle tr.idle{display:none}.toggle{font-size:12.5px}td.ex{font-size:11.5px;color:var(--muted)}svg.spark{vertical-align:middle}
 footer{margin-top:28px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);padding-top:8px}
 @media print{header.top{position:fixed}main{margin-top:70px}section{break-inside:avoid-page}}
 """
@@ -815,6 +821,12 @@ _JS: Final = r"""
         r.forEach(function (v, i) { tr.appendChild(el("td", i >= 6 ? "text" : null, v)); });
         return tr;
       }
+    });
+  }
+  var showIdle = document.getElementById("show-idle");
+  if (showIdle) {
+    showIdle.addEventListener("change", function () {
+      document.getElementById("rules-table").classList.toggle("hide-idle", !showIdle.checked);
     });
   }
   document.body.setAttribute("data-report-ready", "1");
