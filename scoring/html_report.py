@@ -561,6 +561,14 @@ def _scoring_settings(pack: Pack, runs: Sequence[ReportRun]) -> dict[tuple[str, 
     return grouped
 
 
+def _aggregate_line(report: Mapping[str, Any]) -> str:
+    agg = report.get("aggregate")
+    if not agg:
+        return ""
+    k = f" (k={agg['k']})" if agg.get("k") is not None else ""
+    return f'<div class="small">samples aggregated: {esc(agg["mode"])}{esc(k)}</div>'
+
+
 def _summary(runs: Sequence[ReportRun], comparison: Mapping[str, Any] | None) -> str:
     out = ['<section id="summary"><div class="cards">']
     for run in runs:
@@ -571,7 +579,7 @@ def _summary(runs: Sequence[ReportRun], comparison: Mapping[str, Any] | None) ->
             f'<div class="small">A_strict {esc(_ci(overall["a_strict"]))}</div>'
             f'<div class="small">A_valid {esc(_ci(overall["a_valid"]))}</div>'
             f'<div class="small">parse rate {esc(_num(overall["parse_rate"]))} · {overall["n"]} items · '
-            f'{overall["n_samples"]} rows</div></div>')
+            f'{overall["n_samples"]} rows</div>{_aggregate_line(run.report)}</div>')
     if comparison and comparison["overall"]:
         o = comparison["overall"]
         out.append(f'<div class="card"><div class="card-title">B − A</div><div class="big">{o["diff"]:+.3f}</div>'
