@@ -328,3 +328,14 @@ def test_readme_shows_a_screenshot_of_the_example_report() -> None:
     assert "![The HTML report of the bundled examples](docs/report.png)" in readme
     png = (ROOT / "docs" / "report.png").read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 20_000
+
+
+def test_empty_run_and_runs_without_shared_items_still_render(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    assert main(["report", str(empty), "-o", str(tmp_path / "e.html")]) == 0
+    assert "all 0 rows embedded" in (tmp_path / "e.html").read_text(encoding="utf-8")
+    other = write(tmp_path / "other.jsonl", [{"id": "zz", "task": "mmlu", "output": "A", "target": "A", "options": 4}])
+    assert main(["report", str(other), str(EXAMPLES / "predictions.jsonl"), "-o", str(tmp_path / "d.html")]) == 0
+    page = (tmp_path / "d.html").read_text(encoding="utf-8")
+    assert "0 items (task, id) scorable in both; 1 only in A and 24 only in B are left out" in page
