@@ -34,7 +34,8 @@ def add_html_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--page-size", type=int, default=DEFAULT_PAGE_SIZE, metavar="N",
                         help=f"audit rows per page (default {DEFAULT_PAGE_SIZE})")
     parser.add_argument("--rule-effect-rows", type=int, default=None, metavar="N",
-                        help="measure rule effects on the first N rows only (default: every row; 0 skips it)")
+                        help="measure rule effects on a seeded sample of N rows (--audit-seed; default: every "
+                             "row; 0 skips it)")
     parser.add_argument("--title", default=None, help="the page title (default: the run labels)")
 
 
@@ -99,13 +100,15 @@ def make_run(
                           cv_threshold=getattr(args, "cv_threshold", DEFAULT_CV_THRESHOLD))
     effects = None
     if args.rule_effect_rows != 0:
-        effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows)
+        effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows,
+                               seed=args.audit_seed)
     return ReportRun(label, source, outs, scores, report, effects)
 
 
 def _settings(args: argparse.Namespace) -> dict[str, str]:
     cap = args.rule_effect_rows
-    return {"rule effects": "skipped" if cap == 0 else ("every row" if cap is None else f"first {cap} rows")}
+    return {"rule effects": "skipped" if cap == 0 else (
+        "every row" if cap is None else f"a seeded sample of at most {cap} rows per run (seed {args.audit_seed})")}
 
 
 def write_html(path: str | Path, html: str) -> None:
@@ -138,7 +141,8 @@ def write_score_html(
     """``normalize score --html``: the page for the run just scored, with its own report."""
     effects = None
     if args.rule_effect_rows != 0:
-        effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows)
+        effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows,
+                               seed=args.audit_seed)
     run = ReportRun(Path(source).name if source != "-" else "stdin", source, outs, scores, report, effects)
     write_html(path, render_html(pack, [run], audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                                  page_size=args.page_size, settings=_settings(args), title=args.title))

@@ -20,6 +20,7 @@ unparsed) counts as changed only.
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -81,11 +82,13 @@ def rule_effects(
     *,
     verifier: MathVerifier | None = None,
     max_rows: int | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Per task type and rule: rows seen, changed, rejected; verdicts changed, helped, hurt.
 
     ``rows`` are output rows of :func:`normalize.rows.normalize_row` with their full trace
-    (``--trace full``); ``max_rows`` limits the rows examined (the first ones, in order).
+    (``--trace full``).  ``max_rows`` limits the rows examined to a seeded random sample of
+    that many (``seed``), so that a large file sorted by task is still represented evenly.
     """
     if len(rows) != len(scores):
         raise ValueError(f"got {len(rows)} rows but {len(scores)} scores")
@@ -102,8 +105,11 @@ def rule_effects(
             }
     examined = 0
     traceless = 0
-    limit = len(rows) if max_rows is None else min(max_rows, len(rows))
-    for position in range(limit):
+    positions: Sequence[int] = range(len(rows))
+    sampled = max_rows is not None and max_rows < len(rows)
+    if max_rows is not None and max_rows < len(rows):
+        positions = sorted(random.Random(seed).sample(range(len(rows)), max_rows))
+    for position in positions:
         row, score = rows[position], scores[position]
         kind_value = row.get("task_type")
         if not isinstance(kind_value, str) or kind_value not in pack.task_types:
@@ -158,6 +164,7 @@ def rule_effects(
         "method": METHOD,
         "rows_examined": examined,
         "rows_total": len(rows),
+        "sample": {"rows": max_rows, "seed": seed} if sampled else None,
         "rows_without_full_trace": traceless,
         "rules": [entry for entry in table.values() if entry["rows"]],
     }

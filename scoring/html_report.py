@@ -449,6 +449,9 @@ def _rules_section(runs: Sequence[ReportRun]) -> str:
     for run in with_effects:
         effects = run.rule_effects or {}
         note = f"{run.label}: {effects['rows_examined']} of {effects['rows_total']} rows examined"
+        if effects.get("sample"):
+            note += (f" (a seeded sample of {effects['sample']['rows']} rows, seed {effects['sample']['seed']}; "
+                     "the counts are of the sample)")
         if effects.get("rows_without_full_trace"):
             note += f"; {effects['rows_without_full_trace']} rows had no full trace and were skipped"
         out.append(f"<p>{esc(note)}.</p>")

@@ -133,13 +133,18 @@ def test_rule_effects_equal_a_brute_force_rerun_of_every_row_without_each_rule()
     assert rejected and rejected[0]["rule"] == "parse_json"
 
 
-def test_rule_effects_can_be_limited_to_the_first_rows(pack_file: Path, tmp_path: Path) -> None:
+def test_rule_effects_can_be_limited_to_a_seeded_sample(pack_file: Path, tmp_path: Path) -> None:
     pack = load_pack(pack_file)
     rows = write(tmp_path / "rows.jsonl", [{"id": i, "task": "quiz", "output": "The answer is: x", "target": "x"}
-                                           for i in range(5)])
+                                           for i in range(50)] + [
+        {"id": i, "task": "sums", "output": "7", "target": "7"} for i in range(50)])
     outs, scores = scored(pack, rows)
-    found = rule_effects(pack, outs, scores, max_rows=2)
-    assert found["rows_examined"] == 2 and found["rows_total"] == 5
+    found = rule_effects(pack, outs, scores, max_rows=20, seed=1)
+    assert found["rows_examined"] == 20 and found["rows_total"] == 100 and found["sample"] == {"rows": 20, "seed": 1}
+    per_type = {e["task_type"]: e["rows"] for e in found["rules"] if e["index"] == 0}
+    assert per_type["extractive_qa"] + per_type["math"] == 20 and per_type["math"] > 0  # not just the first rows
+    assert found == rule_effects(pack, outs, scores, max_rows=20, seed=1)
+    assert rule_effects(pack, outs, scores, max_rows=200)["sample"] is None
     with pytest.raises(ValueError, match="max_rows"):
         rule_effects(pack, outs, scores, max_rows=-1)
 
