@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from normalize.pack import Pack
+from scoring._html_extra import extra_section, extra_signatures
 from scoring._rule_effects import METHOD as RULE_EFFECTS_METHOD
 from scoring._svg import (
     Bar,
@@ -533,6 +534,9 @@ def _settings_section(pack: Pack, runs: Sequence[ReportRun], settings: Mapping[s
         ("pack settings", ", ".join(f"{k}={v}" for k, v in pack.settings.model_dump(mode="json").items())),
     ]
     items.extend((str(k), str(v)) for k, v in settings.items())
+    for run in runs:
+        for where, signature in extra_signatures(run.report["groups"]).items():
+            items.append((f"{where} signature" + (f" ({run.label})" if len(runs) > 1 else ""), signature))
     out = ['<section id="settings"><h2>Settings that change a number</h2><table class="settings"><tbody>']
     out.extend(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in items)
     out.append("</tbody></table>")
@@ -625,6 +629,9 @@ def render_html(
     shown["audit rows embedded"] = f"at most {audit_rows} (seed {audit_seed}), {page_size} per page"
     heading = title or " vs ".join(run.label for run in runs)
     nav = [("summary", "Summary"), ("accuracy", "Accuracy"), ("parse", "Parse rate")]
+    other = extra_section([(run.label, run.report["groups"]) for run in runs])
+    if other:
+        nav.append(("other", "Other metrics"))
     if comparison is not None:
         nav.append(("compare", "Comparison"))
     nav += [("rules", "Rules"), ("audit", "Audit"), ("settings", "Settings")]
@@ -637,6 +644,8 @@ def render_html(
         _accuracy_section(runs), stamp, "</section>",
         _parse_section(runs), stamp, "</section>",
     ]
+    if other:
+        body += [other, stamp, "</section>"]
     if comparison is not None:
         body += [_compare_section(comparison, runs, audit_rows, audit_seed), stamp, "</section>"]
     body += [
@@ -702,7 +711,7 @@ ins{background:#d9f7df;color:#0b5d1e;text-decoration:none}
 .elided{color:#888;font-style:italic;background:#f0f0f0}
 .muted{color:var(--muted)}td .run{font-size:10.5px;overflow-wrap:anywhere;text-align:left}
 table.audit td{overflow-wrap:break-word}table.audit td.rules,table.audit .reason{font-size:11px}
-table.rules td.ex{min-width:220px;max-width:340px}.scroll{overflow-x:auto}table.hide-idle tr.idle{display:none}.toggle{font-size:12.5px}td.ex{font-size:11.5px;color:var(--muted)}svg.spark{vertical-align:middle}
+svg.mini{vertical-align:middle}table.rules td.ex{min-width:220px;max-width:340px}.scroll{overflow-x:auto}table.hide-idle tr.idle{display:none}.toggle{font-size:12.5px}td.ex{font-size:11.5px;color:var(--muted)}svg.spark{vertical-align:middle}
 footer{margin-top:28px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);padding-top:8px}
 @media print{header.top{position:fixed}main{margin-top:70px}section{break-inside:avoid-page}}
 """

@@ -344,3 +344,22 @@ def test_empty_run_and_runs_without_shared_items_still_render(tmp_path: Path) ->
     assert main(["report", str(other), str(EXAMPLES / "predictions.jsonl"), "-o", str(tmp_path / "d.html")]) == 0
     page = (tmp_path / "d.html").read_text(encoding="utf-8")
     assert "0 items (task, id) scorable in both; 1 only in A and 24 only in B are left out" in page
+
+
+def test_sections_the_page_has_no_chart_for_are_listed_with_their_intervals_and_signatures() -> None:
+    """Metrics other modules add to a report group (text, ranking, pairwise …) are not dropped."""
+    pack = load_pack()
+    run = make_run(pack, "A", EXAMPLES / "predictions.jsonl", effects=False)
+    groups = [dict(g) for g in run.report["groups"]]
+    groups[-1]["mdd"] = 0.25
+    groups[-1]["text_metrics"] = {"metrics": {"bleu": {"corpus": {"value": 40.6, "low": 13.5, "high": 63.9},
+                                                        "n": 8, "signature": "tok:13a|smooth:exp"}}}
+    groups[-1]["ranking"] = {"ndcg": {"value": 0.45, "low": 0.16, "high": 0.71}, "n": 6}
+    report = {**run.report, "groups": groups}
+    html = render_html(pack, [dataclasses.replace(run, report=report)])
+    assert '<section id="other">' in html and 'href="#other"' in html
+    assert 'data-metric="metrics · bleu · corpus" data-value="40.600000"' in html and "40.600 [13.500, 63.900]" in html
+    assert "0–100" in html and 'data-metric="ndcg" data-value="0.450000"' in html and "0–1" in html
+    assert 'data-metric="mdd" data-value="0.250000"' in html
+    assert "text_metrics · metrics · bleu signature" in html and "tok:13a|smooth:exp" in html
+    assert '<section id="other">' not in render_html(pack, [run])
