@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize._cli_core import add_pack_option
-from normalize.cli import EXIT_OK
+from normalize.cli import EXIT_OK, add_pack_option
 from normalize.pack import Pack, load_pack
 from scoring._comparison import compare_runs
 from scoring._items import item_from_row

@@ -26,7 +26,7 @@ from typing import Any
 
 from normalize.engine import Chain
 from normalize.pack import Pack, TaskType
-from normalize.rows import row_options
+from normalize.row import read_options
 from scoring.metrics import MathVerifier, Score, score_detail
 
 __all__ = ["METHOD", "rule_effects"]
@@ -138,7 +138,7 @@ def rule_effects(
         full = _verdict(score)
         options: Any
         try:
-            options = row_options(dict(row))
+            options = read_options(row)
         except ValueError:
             options = None
         for index, text, how in starts:

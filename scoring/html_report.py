@@ -36,7 +36,7 @@ from scoring._svg import (
     interval_chart,
     status_chart,
 )
-from scoring.metrics import Score, scoring_config
+from scoring.metrics import METRIC_REGISTRY, Score, ScoringConfig, scoring_config
 
 __all__ = ["DEFAULT_AUDIT_ROWS", "DEFAULT_PAGE_SIZE", "ReportRun", "audit_records", "render_html"]
 
@@ -562,8 +562,7 @@ def _scoring_settings(pack: Pack, runs: Sequence[ReportRun]) -> dict[tuple[str, 
         except ValueError as exc:
             described = f"(cannot resolve: {exc})"
         else:
-            fields = dataclasses.asdict(config) if dataclasses.is_dataclass(config) else dict(vars(config))
-            described = ", ".join(f"{k}={v}" for k, v in fields.items() if k != "task_type")
+            described = _described(config)
         grouped.setdefault((kind, described), []).append(task)
     return grouped
 
@@ -574,6 +573,16 @@ def _aggregate_line(report: Mapping[str, Any]) -> str:
         return ""
     k = f" (k={agg['k']})" if agg.get("k") is not None else ""
     return f'<div class="small">samples aggregated: {esc(agg["mode"])}{esc(k)}</div>'
+
+
+def _described(config: ScoringConfig) -> str:
+    """``metric=…`` and each setting the chosen metric takes (all settings if the registry cannot say)."""
+    fields = dataclasses.asdict(config)
+    try:
+        taken = set(METRIC_REGISTRY.get(config.task_type, config.metric).params_model.model_fields)
+    except ValueError:
+        taken = set(fields) - {"task_type", "metric"}
+    return ", ".join(f"{k}={v}" for k, v in fields.items() if k == "metric" or k in taken)
 
 
 def _summary(runs: Sequence[ReportRun], comparison: Mapping[str, Any] | None) -> str:

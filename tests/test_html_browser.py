@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from normalize.cli import main
 from normalize.pack import load_pack
 from scoring._cli import score_file
 from scoring._comparison import compare_runs
 from scoring._items import item_from_row
 from scoring._svg import esc
+from scoring.cli import main
 from scoring.metrics import MathVerifier
 from scoring.report import build_report
 from tests.browser import REQUIRE_ENV, Element, dump_dom, find_chromium, parse_dom

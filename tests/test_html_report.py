@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from normalize.cli import main
 from normalize.engine import Chain
 from normalize.pack import Pack, TaskType, load_pack
 from scoring._cli import score_file
@@ -23,6 +22,7 @@ from scoring._comparison import compare_runs
 from scoring._items import item_from_row
 from scoring._rule_effects import rule_effects
 from scoring._svg import esc
+from scoring.cli import main
 from scoring.html_report import ReportRun, _segments, audit_records, render_html
 from scoring.metrics import MathVerifier, Score, score_detail
 from scoring.report import build_report
