@@ -7,13 +7,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize.cli import EXIT_OK, add_pack_option
+from normalize.cli import EXIT_OK, add_format_option, add_pack_option
 from normalize.pack import Pack, load_pack
 from scoring._comparison import compare_runs
 from scoring._items import item_from_row
@@ -55,6 +56,7 @@ def register(sub: Any) -> None:
     report.add_argument("--cv-threshold", type=float, default=DEFAULT_CV_THRESHOLD, metavar="CV",
                         help=f"the run-to-run coefficient of variation that is flagged (default {DEFAULT_CV_THRESHOLD})")
     add_html_options(report)
+    add_format_option(report, help_json="what was written, with each run's overall figures")
     report.set_defaults(func=cmd_report)
 
 
@@ -194,7 +196,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     html = render_html(pack, runs, comparison=comparison, audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                        page_size=args.page_size, settings=_settings(args), title=args.title)
     write_html(args.output, html)
-    print(f"wrote {args.output} ({len(html.encode('utf-8')):,} bytes)")
+    size = len(html.encode("utf-8"))
+    if args.format == "json":
+        overall = [next(g for g in run.report["groups"] if g["level"] == "overall") for run in runs]
+        print(json.dumps({
+            "output": args.output, "bytes": size,
+            "runs": [{"label": run.label, "source": run.source, "rows": len(run.rows), "a_strict": o["a_strict"],
+                      "a_valid": o["a_valid"], "parse_rate": o["parse_rate"]} for run, o in zip(runs, overall, strict=True)],
+            "comparison": comparison["overall"] if comparison else None,
+            "pack": {"signature": pack.signature, "hash": pack.hash},
+        }, ensure_ascii=False, indent=2, allow_nan=False))
+        return EXIT_OK
+    print(f"wrote {args.output} ({size:,} bytes)")
     print(f"pack: {pack.signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK

@@ -308,6 +308,17 @@ def test_compare_html_writes_both_runs_and_the_comparison(tmp_path: Path) -> Non
     assert "5 of 11 flipped items embedded" in html and "5 of 53 rows embedded" in html
 
 
+def test_report_command_json_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.html"
+    code = main(["report", str(EXAMPLES / "predictions.jsonl"), str(EXAMPLES / "predictions_b.jsonl"), "-o", str(out),
+                 "--format", "json", "--bootstrap", "50"])
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["output"] == str(out) and printed["bytes"] == len(out.read_bytes())
+    assert [r["rows"] for r in printed["runs"]] == [27, 26] and printed["comparison"]["n"] == 24
+    assert printed["pack"]["hash"] == load_pack().hash
+
+
 @pytest.mark.parametrize("args, message", [
     (["--page-size", "0"], "--page-size"),
     (["--audit-rows", "-1"], "--audit-rows"),
