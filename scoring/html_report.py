@@ -768,7 +768,9 @@ _JS: Final = r"""
       if (hash[key] !== undefined) {
         if (input.type === "checkbox") { input.checked = hash[key] === "1"; } else { input.value = hash[key]; }
       }
-      input.addEventListener(input.type === "search" ? "input" : "change", function () { self.page = 0; self.draw(); });
+      input.addEventListener(input.type === "search" ? "input" : "change", function () {
+        self.page = 0; self.draw(); if (opts.useHash) { self.remember(); }
+      });
     });
     if (hash.page) { self.page = Math.max(0, parseInt(hash.page, 10) - 1 || 0); }
     self.read = function () {
@@ -777,6 +779,15 @@ _JS: Final = r"""
         f[input.getAttribute("data-filter")] = input.type === "checkbox" ? input.checked : input.value;
       });
       return f;
+    };
+    self.remember = function () {  // the filters into the address, so that a view can be shared
+      var f = self.read(), parts = [];
+      Object.keys(f).forEach(function (key) {
+        if (f[key] === true) { parts.push(key + "=1"); }
+        else if (f[key]) { parts.push(encodeURIComponent(key) + "=" + encodeURIComponent(f[key])); }
+      });
+      if (self.page) { parts.push("page=" + (self.page + 1)); }
+      if (window.history && history.replaceState) { history.replaceState(null, "", "#" + parts.join("&")); }
     };
     self.draw = function () {
       var f = self.read();
@@ -788,8 +799,8 @@ _JS: Final = r"""
       while (self.pager.firstChild) { self.pager.removeChild(self.pager.firstChild); }
       var prev = el("button", null, "\u2039 prev"), next = el("button", null, "next \u203a");
       prev.disabled = self.page === 0; next.disabled = self.page >= pages - 1;
-      prev.addEventListener("click", function () { self.page -= 1; self.draw(); });
-      next.addEventListener("click", function () { self.page += 1; self.draw(); });
+      prev.addEventListener("click", function () { self.page -= 1; self.draw(); if (opts.useHash) { self.remember(); } });
+      next.addEventListener("click", function () { self.page += 1; self.draw(); if (opts.useHash) { self.remember(); } });
       var first = hits.length ? self.page * PAGE + 1 : 0;
       var info = el("span", "count", first + "\u2013" + Math.min(hits.length, (self.page + 1) * PAGE) + " of " +
         hits.length + " matching (" + self.rows.length + " embedded) \u00b7 page " + (self.page + 1) + "/" + pages);
