@@ -22,7 +22,7 @@ from scoring._svg import esc
 from scoring.cli import main
 from scoring.metrics import MathVerifier
 from scoring.report import build_report
-from tests.browser import REQUIRE_ENV, Element, dump_dom, find_chromium, parse_dom
+from tests.browser import REQUIRE_ENV, Element, Page, dump_dom, find_chromium, parse_dom
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -156,3 +156,42 @@ def test_a_script_in_a_model_output_stays_text(tmp_path: Path) -> None:
     raws = [td.text for td in dom.find_all("td", cls="raw")]
     assert INJECTION in raws[0] and INJECTION in raws[1]
     assert any(esc("<b>x</b>") in esc(td.text) for td in dom.find_all("td"))
+
+
+def test_a_reader_filters_searches_and_pages_the_audit(
+        example: tuple[Path, list[dict[str, Any]], dict[str, Any]]) -> None:
+    """Driven over the DevTools protocol: change the filters and click as a reader would."""
+    path, _, comparison = example
+    with Page(chromium(), path.resolve().as_uri()) as page:
+        page.wait_for("document.body && document.body.getAttribute('data-report-ready') === '1'")
+        rows = "document.querySelectorAll('#audit-table tr.audit-row')"
+        assert page.evaluate(f"{rows}.length") == 50
+
+        def choose(filter_name: str, value: str) -> None:
+            page.evaluate(f"(function () {{ var s = document.querySelector('#audit-controls [data-filter={filter_name}]');"
+                          f" s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change')); }}())")
+
+        choose("task", "math")
+        statuses = page.evaluate(f"Array.from({rows}).map(function (r) {{ return r.dataset.task; }})")
+        assert statuses == ["math"] * 10  # five math rows in each run
+        assert page.evaluate("location.hash") == "#task=math"
+        choose("status", "no_output")
+        assert page.evaluate(f"{rows}.length") == 1
+        assert "no_output" in page.evaluate("location.hash")
+        choose("status", "")
+        choose("task", "")
+        page.evaluate("(function () { var q = document.querySelector('#audit-controls [data-filter=q]');"
+                      " q.value = 'guilty of romance'; q.dispatchEvent(new Event('input')); }())")
+        assert page.evaluate(f"{rows}.length") == 2  # arc-1 in both runs, found case-insensitively
+        page.evaluate("(function () { var q = document.querySelector('#audit-controls [data-filter=q]');"
+                      " q.value = ''; q.dispatchEvent(new Event('input')); }())")
+        page.evaluate("document.querySelectorAll('#audit-controls .pager button')[1].click()")
+        assert page.evaluate(f"{rows}.length") == 3 and page.evaluate("location.hash").endswith("page=2")
+        assert "51–53 of 53" in page.evaluate("document.querySelector('#audit-controls .count').textContent")
+        flips = "document.querySelectorAll('#flip-table tr.flip-row')"
+        page.evaluate("(function () { var s = document.querySelector('#flip-controls [data-filter=direction]');"
+                      " s.value = 'lost'; s.dispatchEvent(new Event('change')); }())")
+        assert page.evaluate(f"{flips}.length") == sum(1 for f in comparison["flipped"] if f["direction"] == "lost")
+        assert page.evaluate("getComputedStyle(document.querySelector('#rules-table tr.idle')).display") == "none"
+        page.evaluate("document.getElementById('show-idle').click()")
+        assert page.evaluate("getComputedStyle(document.querySelector('#rules-table tr.idle')).display") != "none"
