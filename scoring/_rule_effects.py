@@ -8,7 +8,8 @@ Rules before i saw the same text in both runs, so they need not run again; a rul
 not change a row's text cannot change its verdict when removed (the chain without it sees
 identical text), so only rows it changed are re-run.  A rule that *rejected* a row (the
 chain stopped there with a status such as ``invalid``) counts as having changed it, and
-its ablation continues from the text it rejected.
+its ablation continues from the text it rejected; which rule stopped the chain is found by
+applying the rules after the last traced step to the row's final text again.
 
 A verdict is the pair (outcome, value): ``scored`` with its value (1/0, or an F1),
 ``no_answer``, ``no_target`` or ``bad_target``.  For each rule the report counts verdicts
@@ -24,7 +25,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from normalize.engine import Chain
+from normalize.engine import Chain, RuleFailure, apply_rule
 from normalize.pack import Pack, TaskType
 from normalize.row import read_options
 from scoring.metrics import MathVerifier, Score, score_detail
@@ -61,17 +62,22 @@ def _verdict(score: Score) -> tuple[str, float]:
     return score.outcome, round(score.value, 12)
 
 
-def _rejected_at(chain: Chain, row: Mapping[str, Any], last_step: int) -> int | None:
-    """The index of the rule that stopped the chain with a rejection, or None."""
-    if row.get("status") == "ok":
-        return None
-    reason = row.get("reason")
-    if not isinstance(reason, str) or reason.startswith("parser "):
+def _rejected_at(pack: Pack, chain: Chain, row: Mapping[str, Any], last_step: int) -> int | None:
+    """The index of the rule that stopped the chain with a failure (a rejection, an error), or None.
+
+    Found by applying the rules after the last traced step to the row's final text again: the
+    chain stopped at the first of them that fails on it (those before it left the text as it
+    was).  None when they all pass, i.e. the chain ran to its end and the parser decided.
+    """
+    text = row.get("normalized")
+    if row.get("status") == "ok" or not isinstance(text, str):
         return None
     for index in range(last_step + 1, len(chain.specs)):
-        name = chain.specs[index].name
-        if reason.startswith((f"{name}: ", f"{name} raised ", f"{name} returned ")):
+        after = apply_rule(chain.specs[index], text, timeout=pack.settings.regex_timeout)
+        if isinstance(after, RuleFailure):
             return index
+        if after != text:  # the chain would have changed the text here, so it never got here
+            return None
     return None
 
 
@@ -129,10 +135,9 @@ def rule_effects(
             index = int(step["index"])
             starts.append((index, str(step["before"]), "changed"))
             last = max(last, index)
-        stopped = _rejected_at(chain, row, last)
-        normalized = row.get("normalized")
-        if stopped is not None and isinstance(normalized, str):
-            starts.append((stopped, normalized, "rejected"))
+        stopped = _rejected_at(pack, chain, row, last)
+        if stopped is not None:
+            starts.append((stopped, str(row["normalized"]), "rejected"))
         if not starts:
             continue
         full = _verdict(score)
