@@ -166,6 +166,8 @@ def test_a_reader_filters_searches_and_pages_the_audit(
         page.wait_for("document.body && document.body.getAttribute('data-report-ready') === '1'")
         rows = "document.querySelectorAll('#audit-table tr.audit-row')"
         assert page.evaluate(f"{rows}.length") == 50
+        assert page.evaluate("performance.getEntriesByType('resource').length") == 0  # nothing fetched
+        assert page.evaluate("document.querySelectorAll('svg.chart').length") == 9
 
         def choose(filter_name: str, value: str) -> None:
             page.evaluate(f"(function () {{ var s = document.querySelector('#audit-controls [data-filter={filter_name}]');"
