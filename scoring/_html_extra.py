@@ -3,8 +3,8 @@
 ``build_report`` groups may carry more than accuracies: any key this module does not know is
 walked, and every interval block in it (a mapping with numeric ``value``, ``low`` and
 ``high``) becomes a row — group, section, metric path, value [low, high] and a small interval
-drawn on the scale of that metric across groups (0–1 when it fits, else the metric's own range,
-e.g. BLEU 0–100 or Bradley–Terry ratings).  Plain numbers at a group's top level (``mdd``) are
+drawn on a scale shared by sibling figures across groups (0–1 when they fit, 0–100 when they
+fit that, such as BLEU, else their own range, such as the Bradley–Terry ratings of all models).  Plain numbers at a group's top level (``mdd``) are
 listed beside them, and every ``signature`` string found is a setting that changes a number.
 """
 
@@ -92,6 +92,11 @@ def _scale(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
     return low - pad, high + pad
 
 
+def _scale_key(row: Mapping[str, Any]) -> tuple[str, str]:
+    """Rows that share a scale: same section and same parent path (``bradley_terry · ratings``)."""
+    return row["section"], " · ".join(row["metric"].split(" · ")[:-1])
+
+
 def _mini(row: Mapping[str, Any], lo: float, hi: float) -> str:
     width, height = 160, 12
 
@@ -120,14 +125,14 @@ def extra_section(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> st
         if not rows:
             continue
         alike: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-        for row in rows:  # one scale per section and metric name, across groups
-            alike.setdefault((row["section"], row["metric"].split(" · ")[-1]), []).append(row)
+        for row in rows:  # one scale per block of siblings (the models of one rating table), across groups
+            alike.setdefault(_scale_key(row), []).append(row)
         scales = {key: _scale(members) for key, members in alike.items()}
         out.append(f"<h3>{esc(label)}</h3>")
         out.append('<table class="numbers other"><thead><tr><th>group</th><th>section</th><th>metric</th>'
                    "<th>value [CI]</th><th>scale</th><th></th></tr></thead><tbody>")
         for row in rows:
-            lo, hi = scales[(row["section"], row["metric"].split(" · ")[-1])]
+            lo, hi = scales[_scale_key(row)]
             text = f"{row['value']:.3f}" if row["low"] is None else (
                 f"{row['value']:.3f} [{row['low']:.3f}, {row['high']:.3f}]")
             out.append(

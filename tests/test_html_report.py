@@ -374,3 +374,13 @@ def test_sections_the_page_has_no_chart_for_are_listed_with_their_intervals_and_
     assert 'data-metric="mdd" data-value="0.250000"' in html
     assert "text_metrics · metrics · bleu signature" in html and "tok:13a|smooth:exp" in html
     assert '<section id="other">' not in render_html(pack, [run])
+
+
+def test_sibling_figures_share_one_scale() -> None:
+    from scoring._html_extra import extra_section
+
+    group = {"level": "overall", "name": "overall", "pairwise": {"bradley_terry": {"ratings": {
+        "a": {"value": 1000.0, "low": 1000.0, "high": 1000.0}, "b": {"value": 650.0, "low": 500.0, "high": 800.0}}}}}
+    html = extra_section([("r", [group])])
+    scales = re.findall(r'<td class="n muted">([^<]+)</td>', html)
+    assert len(scales) == 2 and scales[0] == scales[1] == "475–1025"
