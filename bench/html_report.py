@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -167,6 +168,8 @@ def main() -> None:
         print(f"{'(rule effects on a 10k-row sample instead)':<42} {sampled:>9.1f} {sampled / reference:>8.2f}")
         print(f"page: {page.stat().st_size / 1e6:.2f} MB ({page.stat().st_size:,} bytes), "
               f"{len(report['groups'])} groups drawn, {min(args.audit_rows, args.n)} audit rows embedded")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak memory of this process: {peak:,.0f} MB (the run's rows with their traces are held in memory)")
         changed = sum(1 for o in outs if o.get("trace"))
         print(f"rows changed by the rules: {changed}; rule re-runs: "
               f"{sum(e['changed'] + e['rejected'] for e in effects['rules'])}")
