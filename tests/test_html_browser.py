@@ -18,6 +18,7 @@ from normalize.pack import load_pack
 from scoring._cli import score_file
 from scoring._comparison import compare_runs
 from scoring._items import item_from_row
+from scoring._rule_effects import rule_effects
 from scoring._svg import esc
 from scoring.cli import main
 from scoring.metrics import MathVerifier
@@ -111,15 +112,32 @@ def test_example_report_shows_audit_rows_flips_rules_and_the_hash(
     assert len(rows) == 50  # the first page
     count = dom.by_id("audit-controls")
     assert count is not None and f"1–50 of {total} matching" in count.text
-    first = rows[0]
-    raw = first.find_all("td", cls="raw")[0]
-    assert "The answer is (A)." in raw.text and raw.find_all("del")  # the span the rules removed
-    assert first.find_all("td", cls="normalized")[0].text.startswith("answer is (A)")
+    pack = load_pack()
+    with MathVerifier() as verifier:
+        outs, scores = score_file(pack, EXAMPLES / "predictions.jsonl", verifier=verifier)
+        effects = rule_effects(pack, outs, scores, verifier=verifier)
+    for row, out in zip(rows, outs, strict=False):  # raw beside normalized, the changed spans marked
+        raw, normalized = row.find_all("td", cls="raw")[0], row.find_all("td", cls="normalized")[0]
+        if isinstance(out.get("output"), str) and len(out["output"]) < 240:
+            assert raw.text == out["output"]
+        if isinstance(out.get("normalized"), str) and len(out["normalized"]) < 240:
+            assert normalized.text == out["normalized"]
+        if out.get("trace"):
+            assert raw.find_all("del") or normalized.find_all("ins"), out.get("id")
+        else:
+            assert not raw.find_all("del") and not normalized.find_all("ins"), out.get("id")
     flips = dom.find_all("tr", cls="flip-row")
     assert len(flips) == len(comparison["flipped"]) > 0
-    rules = dom.find_all("tr", data_rule="extract_code_block")
-    assert rules and any(int(td.text) > 0 for td in rules[0].find_all("td", cls="verdicts"))
-    pack = load_pack()
+    label = "predictions.jsonl"
+    shown = 0
+    for entry in effects["rules"]:
+        row = [r for r in dom.find_all("tr", data_rule=entry["rule"]) if r.attrs.get("data-type") == entry["task_type"]]
+        changed = [td for td in row[0].find_all("td", cls="changed") if td.attrs.get("data-run") == label]
+        verdicts = [td for td in row[0].find_all("td", cls="verdicts") if td.attrs.get("data-run") == label]
+        assert int(changed[0].text.split()[0]) == entry["changed"], entry["rule"]
+        assert int(verdicts[0].text) == entry["verdict_changed"], entry["rule"]
+        shown += entry["verdict_changed"]
+    assert shown > 0
     for section in dom.find_all("section"):
         assert pack.hash in section.text and pack.signature in section.text, section.attrs.get("id")
 
@@ -173,23 +191,33 @@ def test_a_reader_filters_searches_and_pages_the_audit(
             page.evaluate(f"(function () {{ var s = document.querySelector('#audit-controls [data-filter={filter_name}]');"
                           f" s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change')); }}())")
 
-        choose("task", "math")
-        statuses = page.evaluate(f"Array.from({rows}).map(function (r) {{ return r.dataset.task; }})")
-        assert statuses == ["math"] * 10  # five math rows in each run
-        assert page.evaluate("location.hash") == "#task=math"
-        choose("status", "no_output")
-        assert page.evaluate(f"{rows}.length") == 1
-        assert "no_output" in page.evaluate("location.hash")
+        data = json.loads(page.evaluate("document.getElementById('report-data').textContent"))
+        fields = {name: i for i, name in enumerate(data["audit"]["fields"])}
+        embedded = data["audit"]["rows"]
+        task = embedded[0][fields["task"]]
+        choose("task", task)
+        tasks = page.evaluate(f"Array.from({rows}).map(function (r) {{ return r.dataset.task; }})")
+        assert tasks == [task] * sum(1 for r in embedded if r[fields["task"]] == task)
+        assert page.evaluate("location.hash") == f"#task={task}"
+        status = next(r[fields["status"]] for r in embedded if r[fields["task"]] == task and r[fields["status"]] != "ok")
+        choose("status", status)
+        assert page.evaluate(f"{rows}.length") == sum(
+            1 for r in embedded if r[fields["task"]] == task and r[fields["status"]] == status) > 0
+        assert f"status={status}" in page.evaluate("location.hash")
         choose("status", "")
         choose("task", "")
+        needle = "guilty of romance"
         page.evaluate("(function () { var q = document.querySelector('#audit-controls [data-filter=q]');"
-                      " q.value = 'guilty of romance'; q.dispatchEvent(new Event('input')); }())")
-        assert page.evaluate(f"{rows}.length") == 2  # arc-1 in both runs, found case-insensitively
+                      f" q.value = {json.dumps(needle.upper())}; q.dispatchEvent(new Event('input')); }}())")
+        found = [r for r in embedded if needle in "".join(seg[1] for seg in r[fields["raw"]] if seg[0] != 2).lower()]
+        assert page.evaluate(f"{rows}.length") == len(found) > 0  # found case-insensitively
         page.evaluate("(function () { var q = document.querySelector('#audit-controls [data-filter=q]');"
                       " q.value = ''; q.dispatchEvent(new Event('input')); }())")
         page.evaluate("document.querySelectorAll('#audit-controls .pager button')[1].click()")
-        assert page.evaluate(f"{rows}.length") == 3 and page.evaluate("location.hash").endswith("page=2")
-        assert "51–53 of 53" in page.evaluate("document.querySelector('#audit-controls .count').textContent")
+        assert page.evaluate(f"{rows}.length") == len(embedded) - 50
+        assert page.evaluate("location.hash").endswith("page=2")
+        assert f"51–{len(embedded)} of {len(embedded)}" in page.evaluate(
+            "document.querySelector('#audit-controls .count').textContent")
         flips = "document.querySelectorAll('#flip-table tr.flip-row')"
         page.evaluate("(function () { var s = document.querySelector('#flip-controls [data-filter=direction]');"
                       " s.value = 'lost'; s.dispatchEvent(new Event('change')); }())")
