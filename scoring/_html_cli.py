@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import secrets
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ def register(sub: Any) -> None:
     add_pack_option(report)
     report.add_argument("inputs", nargs="+", metavar="RUN.jsonl",
                         help="one run, or two (A then B) to compare; rows with id, task, output, target")
-    report.add_argument("-o", "--output", required=True, metavar="OUT.html", help="the HTML file to write")
+    report.add_argument("-o", "--output", required=True, metavar="OUT.html", help="the HTML file to write (- for stdout)")
     report.add_argument("--label", action="append", default=None, metavar="NAME",
                         help="a name for each run, in order (default: the file names)")
     report.add_argument("--aggregate", choices=AGGREGATES, default=None,
@@ -193,8 +194,13 @@ def cmd_report(args: argparse.Namespace) -> int:
                                   n_resamples=args.bootstrap, seed=args.seed, confidence=args.confidence)
     html = render_html(pack, runs, comparison=comparison, audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                        page_size=args.page_size, settings=_settings(args), title=args.title)
-    write_html(args.output, html)
     size = len(html.encode("utf-8"))
+    if args.output == "-":  # the page on stdout; what was written goes to stderr
+        sys.stdout.write(html)
+        sys.stdout.flush()
+        print(f"wrote the page to stdout ({size:,} bytes); pack hash {pack.hash}", file=sys.stderr)
+        return EXIT_OK
+    write_html(args.output, html)
     if args.format == "json":
         overall = [next(g for g in run.report["groups"] if g["level"] == "overall") for run in runs]
         print(json.dumps({

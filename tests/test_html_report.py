@@ -356,6 +356,13 @@ def test_report_command_json_says_what_it_wrote(tmp_path: Path, capsys: pytest.C
     assert printed["pack"]["hash"] == load_pack().hash
 
 
+def test_report_command_can_write_the_page_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(EXAMPLES / "predictions.jsonl"), "-o", "-", "--bootstrap", "20"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("<!DOCTYPE html>") and captured.out.endswith("</html>\n")
+    assert "wrote the page to stdout" in captured.err
+
+
 @pytest.mark.parametrize("args, message", [
     (["--page-size", "0"], "--page-size"),
     (["--audit-rows", "-1"], "--audit-rows"),
