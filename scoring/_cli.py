@@ -134,10 +134,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             items = aggregate_rows(pack, outs, scores, args.aggregate, k=args.k, verifier=verifier)
         else:
             items = [item_from_row(out, score) for out, score in zip(outs, scores, strict=True)]
-        report = build_report(items, pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
-                              seed=args.seed, cv_threshold=args.cv_threshold)
-        if args.html:
-            write_score_html(args.html, pack, args.input, outs, scores, report, args, verifier)
+    report = build_report(items, pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
+                          seed=args.seed, cv_threshold=args.cv_threshold)
+    if args.html:
+        write_score_html(args.html, pack, args.input, outs, scores, report, args)
     report_stream = sys.stdout
     if args.output is not None:
         write_jsonl(outs, args.output)

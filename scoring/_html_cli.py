@@ -136,13 +136,13 @@ def write_score_html(
     scores: list[Score],
     report: Mapping[str, Any],
     args: argparse.Namespace,
-    verifier: MathVerifier,
 ) -> None:
     """``normalize score --html``: the page for the run just scored, with its own report."""
     effects = None
     if args.rule_effect_rows != 0:
-        effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows,
-                               seed=args.audit_seed)
+        with MathVerifier() as verifier:
+            effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows,
+                                   seed=args.audit_seed)
     run = ReportRun(Path(source).name if source != "-" else "stdin", source, outs, scores, report, effects)
     write_html(path, render_html(pack, [run], audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                                  page_size=args.page_size, settings=_settings(args), title=args.title))
