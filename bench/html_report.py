@@ -176,7 +176,7 @@ def main() -> None:
         binary = shutil.which("chromium")
         if args.browser and binary:
             example = Path(tmp) / "example.html"
-            from normalize.cli import main as cli
+            from scoring.cli import main as cli
 
             examples = Path(__file__).resolve().parent.parent / "examples" / "predictions.jsonl"
             if cli(["report", str(examples), "-o", str(example)]) != 0:
