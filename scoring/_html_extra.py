@@ -3,8 +3,8 @@
 ``build_report`` groups may carry more than accuracies: any key this module does not know is
 walked, and every interval block in it (a mapping with numeric ``value``, ``low`` and
 ``high``) becomes a row — group, section, metric path, value [low, high] and a small interval
-drawn on a scale shared by sibling figures across groups (0–1 when they fit, 0–100 when they
-fit that, such as BLEU, else their own range, such as the Bradley–Terry ratings of all models).  Plain numbers at a group's top level (``mdd``) are
+drawn on a scale shared by sibling figures across groups (0–1 when they fit, else from 0 or
+over their own range, such as the Bradley–Terry ratings of all models).  Plain numbers at a group's top level (``mdd``) are
 listed beside them, and every ``signature`` string found is a setting that changes a number.
 """
 
@@ -82,14 +82,25 @@ def extra_signatures(groups: Sequence[Mapping[str, Any]]) -> dict[str, str]:
 
 
 def _scale(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """0–1 when every figure fits; from 0 when all are non-negative and spread over more than
+    half of the top value; else the figures' own range, padded by 5 %."""
     values = [v for r in rows for v in (r["low"], r["high"], r["value"]) if v is not None]
     low, high = min(values), max(values)
     if low >= 0.0 and high <= 1.0:
         return 0.0, 1.0
-    if low >= 0.0 and high <= 100.0 and high > 1.0:
-        return 0.0, 100.0
-    pad = (high - low) * 0.05 or 1.0
+    if low >= 0.0 and low <= high / 2:
+        return 0.0, high * 1.05
+    pad = (high - low) * 0.05 or abs(high) * 0.05 or 1.0
     return low - pad, high + pad
+
+
+def _tick(value: float) -> str:
+    """A scale end for people: ``1,050``, ``67.1``, ``0``.
+
+    >>> _tick(1050.0), _tick(67.11), _tick(0.0)
+    ('1,050', '67.1', '0')
+    """
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def _scale_key(row: Mapping[str, Any]) -> tuple[str, str]:
@@ -139,6 +150,6 @@ def extra_section(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> st
                 f'<tr data-group="{esc(row["group"])}" data-section="{esc(row["section"])}" '
                 f'data-metric="{esc(row["metric"])}" data-value="{row["value"]:.6f}"><td>{esc(row["group"])}</td>'
                 f'<td>{esc(row["section"])}</td><td>{esc(row["metric"])}</td><td class="n">{esc(text)}</td>'
-                f'<td class="n muted">{lo:g}–{hi:g}</td><td>{_mini(row, lo, hi)}</td></tr>')
+                f'<td class="n muted">{_tick(lo)}–{_tick(hi)}</td><td>{_mini(row, lo, hi)}</td></tr>')
         out.append("</tbody></table>")
     return "".join(out)

@@ -463,6 +463,8 @@ def _rules_section(runs: Sequence[ReportRun]) -> str:
     labels = [run.label for run in with_effects]
     span = ' colspan="5"' if len(labels) > 1 else ""
     idle = sum(1 for per_run in keyed.values() if not any(e["changed"] or e["rejected"] for e in per_run.values()))
+    if idle == len(keyed):
+        out.append("<p>No rule changed any row.</p>")
     out.append(f'<label class="toggle"><input type="checkbox" id="show-idle"> show the {idle} rules that changed '
                "no row</label>")
     out.append('<div class="scroll"><table class="rules hide-idle" id="rules-table"><thead>')

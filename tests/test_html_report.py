@@ -414,7 +414,7 @@ def test_sections_the_page_has_no_chart_for_are_listed_with_their_intervals_and_
     html = render_html(pack, [dataclasses.replace(run, report=report)])
     assert '<section id="other">' in html and 'href="#other"' in html
     assert 'data-metric="metrics · bleu · corpus" data-value="40.600000"' in html and "40.600 [13.500, 63.900]" in html
-    assert "0–100" in html and 'data-metric="ndcg" data-value="0.450000"' in html and "0–1" in html
+    assert "0–67.1" in html and 'data-metric="ndcg" data-value="0.450000"' in html and "0–1<" in html
     assert 'data-metric="mdd" data-value="0.250000"' in html
     assert "text_metrics · metrics · bleu signature" in html and "tok:13a|smooth:exp" in html
     assert '<section id="other">' not in render_html(pack, [run])
@@ -427,4 +427,4 @@ def test_sibling_figures_share_one_scale() -> None:
         "a": {"value": 1000.0, "low": 1000.0, "high": 1000.0}, "b": {"value": 650.0, "low": 500.0, "high": 800.0}}}}}
     html = extra_section([("r", [group])])
     scales = re.findall(r'<td class="n muted">([^<]+)</td>', html)
-    assert len(scales) == 2 and scales[0] == scales[1] == "475–1025"
+    assert len(scales) == 2 and scales[0] == scales[1] == "0–1,050"
