@@ -523,7 +523,8 @@ def _audit_section(audit: Mapping[str, Any]) -> str:
     )
 
 
-def _settings_section(pack: Pack, runs: Sequence[ReportRun], settings: Mapping[str, Any]) -> str:
+def _settings_section(pack: Pack, runs: Sequence[ReportRun], settings: Mapping[str, Any],
+                      comparison: Mapping[str, Any] | None) -> str:
     report = runs[0].report
     boot = report["bootstrap"]
     agg = report.get("aggregate")
@@ -532,9 +533,16 @@ def _settings_section(pack: Pack, runs: Sequence[ReportRun], settings: Mapping[s
                                 f"{boot['confidence']:.0%} confidence"),
         ("aggregate", "none (one row is one item)" if not agg else
          f"{agg['mode']}" + (f", k={agg['k']}" if agg.get("k") is not None else "")),
+        ("chance baseline", "mean of 1/K over scorable items, multiple choice only, when every item states its "
+                            "option count K; random fallback = each unparsed answer worth 1/K"),
         ("run-to-run CV threshold", f"{report.get('cv_threshold')}"),
         ("pack settings", ", ".join(f"{k}={v}" for k, v in pack.settings.model_dump(mode="json").items())),
     ]
+    if comparison is not None:
+        paired = comparison["bootstrap"]
+        items.insert(1, ("paired comparison", f"{paired['method']} bootstrap, {paired['n_resamples']} resamples, "
+                                              f"seed {paired['seed']}, {paired['confidence']:.0%} confidence; "
+                                              "items matched on (task, id), several rows of one item averaged"))
     items.extend((str(k), str(v)) for k, v in settings.items())
     for run in runs:
         for where, signature in extra_signatures(run.report["groups"]).items():
@@ -662,7 +670,7 @@ def render_html(
     body += [
         _rules_section(runs), stamp, "</section>",
         _audit_section(audit), stamp, "</section>",
-        _settings_section(pack, runs, shown), stamp, "</section>",
+        _settings_section(pack, runs, shown, comparison), stamp, "</section>",
         f'<footer>Signature: <code class="sig">{esc(pack.signature)}</code><br>Hash: '
         f'<code class="hash">{esc(pack.hash)}</code></footer></main>',
     ]

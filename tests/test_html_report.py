@@ -255,6 +255,7 @@ def test_settings_that_change_a_number_are_written(example_page: tuple[str, Any,
     html = example_page[0]
     assert "percentile, 200 resamples, seed 3, 95% confidence" in html
     assert "paired percentile bootstrap, 200 resamples, seed 3, 95% confidence" in html
+    assert "items matched on (task, id)" in html and "mean of 1/K over scorable items" in html
     assert "aggregate" in html and "none (one row is one item)" in html
     assert "regex_timeout=" in html and "max_input_bytes=" in html
     assert "metric=numeric" in html and "metric=squad_exact" in html
