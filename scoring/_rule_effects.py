@@ -161,7 +161,7 @@ def rule_effects(
                 entry["hurt"] += 1
             if len(entry["examples"]) < 3:
                 entry["examples"].append({
-                    "line": position + 1, "id": row.get("id"), "task": row.get("task"),
+                    "row": position + 1, "id": row.get("id"), "task": row.get("task"),
                     "with": {"status": row.get("status"), "answer": row.get("answer"), "value": score.value},
                     "without": {"status": result.status, "answer": result.answer, "value": ablated.value},
                 })

@@ -195,8 +195,9 @@ def _verdict(score: Score) -> str:
     return {"no_answer": "unparsed"}.get(score.outcome, score.outcome)
 
 
-#: Columns of one embedded audit row (the JSON holds arrays in this order).
-AUDIT_FIELDS: Final = ("run", "line", "id", "task", "type", "status", "verdict", "answer", "target", "rules",
+#: Columns of one embedded audit row (the JSON holds arrays in this order); ``row`` numbers the
+#: run's rows from 1, in input order.
+AUDIT_FIELDS: Final = ("run", "row", "id", "task", "type", "status", "verdict", "answer", "target", "rules",
                        "reason", "raw", "normalized", "score")
 
 
@@ -435,7 +436,7 @@ def _example(e: Mapping[str, Any]) -> str:
         answer = answer if len(answer) <= 40 else answer[:39] + "…"
         return f'{answer} ({v["value"]:g})'
 
-    return f'line {x["line"]}: {side(x["with"])} · without it: {side(x["without"])}'
+    return f'row {x["row"]}: {side(x["with"])} · without it: {side(x["without"])}'
 
 
 def _rules_section(runs: Sequence[ReportRun]) -> str:
@@ -517,7 +518,7 @@ def _audit_section(audit: Mapping[str, Any]) -> str:
         '<span class="pager"></span></div>'
         '<table class="audit" id="audit-table"><colgroup><col style="width:5%"><col style="width:10%">'
         '<col style="width:10%"><col style="width:29%"><col style="width:22%"><col style="width:11%">'
-        '<col style="width:13%"></colgroup><thead><tr><th>line</th><th>task · id</th><th>status · verdict</th>'
+        '<col style="width:13%"></colgroup><thead><tr><th>row</th><th>task · id</th><th>status · verdict</th>'
         "<th>raw output</th><th>normalized</th><th>answer · target</th><th>rules</th></tr></thead>"
         "<tbody></tbody></table>"
     )
@@ -841,7 +842,7 @@ _JS: Final = r"""
     render: function (r) {
       var tr = el("tr", "audit-row");
       tr.setAttribute("data-status", r[F.status]); tr.setAttribute("data-task", r[F.task]);
-      tr.appendChild(el("td", "n", r[F.line]));
+      tr.appendChild(el("td", "n", r[F.row]));
       var who = el("td"); who.appendChild(el("div", null, r[F.task])); who.appendChild(el("div", "muted", r[F.id]));
       if (MULTI) { who.appendChild(el("div", "muted run", r[F.run])); }
       tr.appendChild(who);

@@ -98,7 +98,7 @@ def test_rule_effects_count_changed_rows_and_the_verdicts_each_rule_decided(pack
     assert table[("extractive_qa", "normalize_whitespace")]["changed"] == 0
     math_marker = table[("math", "extract_answer_marker")]
     assert (math_marker["changed"], math_marker["verdict_changed"]) == (1, 0)
-    examples = {x["line"] for x in marker["examples"]}
+    examples = {x["row"] for x in marker["examples"]}
     assert examples == {1, 2, 4}
 
 
