@@ -74,11 +74,8 @@ def screenshot(binary: str, url: str, out: Path, *, width: int = 1280, height: i
 
 
 class Page:
-    """A page open in headless Chromium, driven over the DevTools protocol (a context manager).
-
-    >>> with Page(binary, url) as page:                     # doctest: +SKIP
-    ...     page.evaluate("document.title")
-    """
+    """A page open in headless Chromium, driven over the DevTools protocol (a context manager):
+    ``with Page(binary, url) as page: page.evaluate("document.title")``."""
 
     def __init__(self, binary: str, url: str, *, timeout: float = 60.0) -> None:
         self.binary, self.url, self.timeout = binary, url, timeout
