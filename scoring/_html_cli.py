@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import secrets
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any
 
 from normalize.cli import EXIT_OK, add_format_option, add_pack_option
 from normalize.pack import Pack, load_pack
+from normalize.stream import write_atomically
 from scoring._comparison import compare_runs
 from scoring._items import item_from_row
 from scoring._rule_effects import rule_effects
@@ -114,36 +113,31 @@ def _settings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def write_html(path: str | Path, html: str) -> None:
-    """Write ``html`` atomically: a new file beside the target (created with the usual umask), then a rename."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(html)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Write the page atomically (a temporary file, then a rename; see :func:`normalize.stream.write_atomically`)."""
+    write_atomically(path, html)
 
 
-def write_score_html(
+def write_score_html_from_file(
     path: str | Path,
     pack: Pack,
     source: str,
-    outs: list[dict[str, Any]],
-    scores: list[Score],
     report: Mapping[str, Any],
     args: argparse.Namespace,
 ) -> None:
-    """``normalize score --html``: the page for the run just scored, with its own report."""
-    effects = None
-    if args.rule_effect_rows != 0:
-        with MathVerifier() as verifier:
+    """``normalize score --html``: the page for the run just scored, with the report it printed.
+
+    ``score`` streams its input in constant memory; the page needs every row with its trace (for
+    the audit and the rule effects), so the rows are read and normalized again here, in memory.
+    """
+    from scoring._cli import score_file
+
+    with MathVerifier() as verifier:
+        outs, scores = score_file(pack, source, verifier=verifier)
+        effects = None
+        if args.rule_effect_rows != 0:
             effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows,
                                    seed=args.audit_seed)
-    run = ReportRun(Path(source).name if source != "-" else "stdin", source, outs, scores, report, effects)
+    run = ReportRun(Path(source).name, source, outs, scores, report, effects)
     write_html(path, render_html(pack, [run], audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                                  page_size=args.page_size, settings=_settings(args), title=args.title))
 

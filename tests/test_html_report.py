@@ -364,6 +364,17 @@ def test_report_command_can_write_the_page_to_stdout(capsys: pytest.CaptureFixtu
     assert "wrote the page to stdout" in captured.err
 
 
+def test_score_html_needs_an_input_it_can_read_again(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO((EXAMPLES / "predictions.jsonl").read_text(encoding="utf-8")))
+    assert main(["score", "-", "--html", str(tmp_path / "s.html"), "--no-progress"]) == 2
+    assert "--html needs an input file" in capsys.readouterr().err
+    assert not (tmp_path / "s.html").exists()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--page-size", "0"], "--page-size"),
     (["--audit-rows", "-1"], "--audit-rows"),
