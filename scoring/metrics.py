@@ -14,6 +14,17 @@ Targets, by task type:
 * ``structured_json``: a dict/list (or any JSON value), or a string holding JSON text.
 * ``extractive_qa`` / ``open_writing``: a string, or a list of strings (any of them is right).
 * ``code``: a string.
+* ``judge``: the verdict a human (or a reference judge) gave: ``"A"``, ``"B"``, ``"tie"`` (``"C"``
+  is read as tie) for preferences, a number for ratings; metric ``agreement``.
+* ``structured_json`` with a ranking metric (``ndcg``, ``mrr``, ``map``, ``recall``, ``hit``): the
+  answer is a JSON list of ids, best first; the target is relevance labels, ``{id: grade}`` or a
+  list of relevant ids (see :mod:`scoring._ranking`).
+
+Text-similarity metrics (extra ``text``; see :mod:`scoring._textsim`): ``extractive_qa`` and
+``open_writing`` take ``metric: bleu | chrf | rouge1 | rouge2 | rougeL | rougeLsum`` for the
+per-row value (sentence score in [0, 1]; ``correct`` is then exact match after the chain), and
+``text_metrics: [...]`` (any of ``exact bleu chrf ter rouge1 rouge2 rougeL rougeLsum wer cer
+bertscore``) for corpus- and sentence-level scores with bootstrap intervals in the report.
 
 The pack's ``scoring:`` section sets the metric per task type, and may override it per task
 name (a task's entry is laid over its type's entry).  Keys, with defaults:
@@ -26,6 +37,17 @@ key                   meaning                                   default / allowe
 ``abs_tol``           math: absolute tolerance                  ``0`` (exact)
 ``timeout``           math_verify: seconds per comparison       ``5``
 ``f1_threshold``      f1 metrics: value counted as ``correct``  ``1.0``
+``text_metrics``      text: metrics reported per group          ``[]``
+``bleu_tokenize``     text: sacrebleu tokenizer for BLEU        ``13a`` (``zh`` for Chinese)
+``bertscore_model``   text: local model directory               none (never downloaded)
+``bertscore_layers``  text: layer whose embeddings are used     the model's last layer
+``bertscore_baseline`` text: baseline file for rescaling        ``<model>/baseline.tsv`` if present
+``bertscore_idf``     text: idf weights from the references     ``false``
+``k``                 ranking: cutoff (nDCG@k, Recall@k, …)     none (whole list)
+``gain``              ranking: nDCG gain                        ``exponential`` (2^g − 1) or ``linear``
+``position_bias``     judge: inconsistent both-order pairs      ``tie`` (count a tie) or ``drop``
+``anchor``            judge: model fixed at ``anchor_rating``   the first model by name
+``anchor_rating``     judge: Elo rating of the anchor           ``1000``
 ====================  ========================================  ==============================
 
 A metric gives a :class:`Score`: ``value`` in [0, 1] (1/0 for yes/no metrics, the F1 for
@@ -41,12 +63,14 @@ import string
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final, NamedTuple
 
 from normalize.pack import Pack, canonical_json
 from scoring._mathverify import MathVerifier
+from scoring._ranking import RANKING_METRICS, ranking_scores, read_ranking, read_relevance
+from scoring._textsim import ROW_METRICS, TEXT_METRICS, TextSettings, sentence_score
 
 __all__ = [
     "METRICS",
@@ -82,19 +106,23 @@ __all__ = [
 METRICS: Final[Mapping[str, tuple[str, ...]]] = {
     "multiple_choice": ("exact",),
     "math": ("numeric", "exact", "math_verify"),
-    "extractive_qa": ("squad_exact", "f1", "exact"),
-    "structured_json": ("exact", "field_f1"),
+    "extractive_qa": ("squad_exact", "f1", "exact", *ROW_METRICS),
+    "structured_json": ("exact", "field_f1", *RANKING_METRICS),
     "code": ("exact",),
-    "open_writing": ("exact", "squad_exact", "f1"),
+    "open_writing": ("exact", "squad_exact", "f1", *ROW_METRICS),
+    "judge": ("agreement",),
 }
 
+_TEXT_KEYS: Final = frozenset({"text_metrics", "bleu_tokenize", "bertscore_model", "bertscore_layers",
+                               "bertscore_baseline", "bertscore_idf"})
 _TYPE_KEYS: Final[Mapping[str, frozenset[str]]] = {
     "multiple_choice": frozenset({"metric"}),
     "math": frozenset({"metric", "rel_tol", "abs_tol", "timeout"}),
-    "extractive_qa": frozenset({"metric", "f1_threshold"}),
-    "structured_json": frozenset({"metric", "f1_threshold"}),
+    "extractive_qa": frozenset({"metric", "f1_threshold"}) | _TEXT_KEYS,
+    "structured_json": frozenset({"metric", "f1_threshold", "k", "gain"}),
     "code": frozenset({"metric"}),
-    "open_writing": frozenset({"metric", "f1_threshold"}),
+    "open_writing": frozenset({"metric", "f1_threshold"}) | _TEXT_KEYS,
+    "judge": frozenset({"metric", "abs_tol", "position_bias", "anchor", "anchor_rating"}),
 }
 
 # Outcomes of scoring one row.
@@ -117,6 +145,12 @@ class ScoringConfig:
     abs_tol: float = 0.0
     timeout: float = 5.0
     f1_threshold: float = 1.0
+    text: TextSettings = field(default=TextSettings(), repr=False)
+    k: int | None = field(default=None, repr=False)
+    gain: str = field(default="exponential", repr=False)
+    position_bias: str = field(default="tie", repr=False)
+    anchor: str | None = field(default=None, repr=False)
+    anchor_rating: float = field(default=1000.0, repr=False)
 
 
 def _number_setting(value: Any, where: str, *, positive: bool = False, at_most_one: bool = False) -> float:
@@ -159,6 +193,74 @@ def scoring_config(pack: Pack, task: str, task_type: str | None = None) -> Scori
         timeout=_number_setting(merged.get("timeout", 5.0), f"{where}.timeout", positive=True),
         f1_threshold=_number_setting(merged.get("f1_threshold", 1.0), f"{where}.f1_threshold",
                                      positive=True, at_most_one=True),
+        text=_text_settings(merged, where),
+        k=_optional_int(merged.get("k"), f"{where}.k"),
+        gain=_choice(merged.get("gain", "exponential"), ("exponential", "linear"), f"{where}.gain"),
+        position_bias=_choice(merged.get("position_bias", "tie"), ("tie", "drop"), f"{where}.position_bias"),
+        anchor=_optional_str(merged.get("anchor"), f"{where}.anchor"),
+        anchor_rating=_finite(merged.get("anchor_rating", 1000.0), f"{where}.anchor_rating"),
+    )
+
+
+def _choice(value: Any, allowed: tuple[str, ...], where: str) -> str:
+    if value not in allowed:
+        raise ValueError(f"{where} must be one of {', '.join(allowed)}, got {value!r}")
+    return str(value)
+
+
+def _optional_int(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{where} must be a positive integer, got {value!r}")
+    return value
+
+
+def _optional_str(value: Any, where: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{where} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _finite(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{where} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _text_settings(merged: Mapping[str, Any], where: str) -> TextSettings:
+    names = merged.get("text_metrics", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{where}.text_metrics must be a list of metric names, got {names!r}")
+    unknown = [n for n in names if n not in TEXT_METRICS]
+    if unknown:
+        raise ValueError(f"{where}.text_metrics: unknown metric {unknown[0]!r}; choose from {', '.join(TEXT_METRICS)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{where}.text_metrics names a metric twice: {names!r}")
+    tokenize = merged.get("bleu_tokenize", "13a")
+    if "bleu_tokenize" in merged or "bleu" in names or merged.get("metric") == "bleu":
+        from sacrebleu.metrics import BLEU
+
+        try:
+            BLEU(tokenize=tokenize)
+        except (RuntimeError, KeyError, TypeError, ValueError):
+            raise ValueError(f"{where}.bleu_tokenize: {tokenize!r} is not a sacrebleu tokenizer "
+                             "(e.g. 13a, intl, zh, char, none)") from None
+    model = _optional_str(merged.get("bertscore_model"), f"{where}.bertscore_model")
+    if "bertscore" in names and model is None:
+        raise ValueError(f"{where}.text_metrics has bertscore but no bertscore_model (a local model directory)")
+    idf = merged.get("bertscore_idf", False)
+    if not isinstance(idf, bool):
+        raise ValueError(f"{where}.bertscore_idf must be true or false, got {idf!r}")
+    return TextSettings(
+        metrics=tuple(names),
+        bleu_tokenize=str(tokenize),
+        bertscore_model=model,
+        bertscore_layers=_optional_int(merged.get("bertscore_layers"), f"{where}.bertscore_layers"),
+        bertscore_baseline=_optional_str(merged.get("bertscore_baseline"), f"{where}.bertscore_baseline"),
+        bertscore_idf=idf,
     )
 
 
@@ -537,6 +639,9 @@ class Score:
     ``outcome`` is ``scored``, ``no_answer`` (wrong in strict accuracy), ``no_target`` or
     ``bad_target`` (both left out of accuracies and counted apart); ``value`` is in [0, 1]
     and 0 unless scored; ``correct`` is None unless scored; ``note`` says why, when useful.
+    What reports need beyond the value rides along unprinted: ``texts`` (the hypothesis —
+    empty when unparsed — and the references, for corpus-level text metrics), ``ranking``
+    (every ranking metric of the row) and ``config`` (the resolved scoring settings).
     """
 
     correct: bool | None
@@ -544,6 +649,9 @@ class Score:
     metric: str
     outcome: str
     note: str | None = None
+    texts: tuple[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
+    ranking: Mapping[str, float] | None = field(default=None, repr=False, compare=False)
+    config: ScoringConfig | None = field(default=None, repr=False, compare=False)
 
 
 def read_targets(
@@ -565,7 +673,12 @@ def read_targets(
     if kind == "multiple_choice":
         return [choice_letter(t, options) for t in [target, *extra]]
     if kind == "structured_json":
+        if config.metric in RANKING_METRICS:
+            return [read_relevance(_as_json(target, "the target"))]
         return [_as_json(t, "the target") for t in [target, *extra]]
+    if kind == "judge":
+        return [_judge_target(t, "the target" if i == 0 else f"aliases[{i - 1}]")
+                for i, t in enumerate([target, *extra])]
     golds: list[Any] = []
     for i, t in enumerate([target, *extra]):
         what = "the target" if i == 0 else f"aliases[{i - 1}]"
@@ -580,6 +693,18 @@ def read_targets(
         else:
             raise ValueError(f"{what} must be a string for {kind}, got {t!r}")
     return golds
+
+
+def _judge_target(target: Any, what: str) -> str | int | float:
+    if isinstance(target, str):
+        token = target.strip().upper()
+        if token in ("A", "B"):
+            return token
+        if token in ("TIE", "C"):
+            return "tie"
+    elif isinstance(target, (int, float)) and not isinstance(target, bool) and math.isfinite(target):
+        return target
+    raise ValueError(f"{what} must be 'A', 'B', 'tie' (or 'C') or a rating number for judge, got {target!r}")
 
 
 def _texts(target: Any, what: str) -> list[str]:
@@ -612,8 +737,16 @@ def compare(
     Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None)
     """
     kind, metric = config.task_type, config.metric
+    refs: tuple[str, ...] = ()
+    if kind in ("extractive_qa", "open_writing") and (config.text.metrics or metric in ROW_METRICS):
+        refs = tuple(alias_candidates([g for g in golds if isinstance(g, str)], alias_groups))
     if answer is None:
-        return Score(None, 0.0, metric, NO_ANSWER)
+        return Score(None, 0.0, metric, NO_ANSWER, texts=("", refs) if config.text.metrics else None,
+                     ranking=dict.fromkeys(RANKING_METRICS, 0.0) if metric in RANKING_METRICS else None,
+                     config=config)
+    if kind == "judge":
+        hit = any(_judge_agrees(answer, g, config.abs_tol) for g in golds)
+        return Score(hit, float(hit), metric, SCORED, config=config)
     if kind == "multiple_choice":
         accepted = alias_candidates(golds, alias_groups, key=lambda s: s.strip().upper())
         hit = isinstance(answer, str) and answer.strip().upper() in {a.strip().upper() for a in accepted}
@@ -626,6 +759,14 @@ def compare(
         if metric == "exact":
             hit = any(json_equal(pred, g) for g in golds)
             return Score(hit, float(hit), metric, SCORED)
+        if metric in RANKING_METRICS:
+            try:
+                ranked = read_ranking(pred)
+            except ValueError as exc:
+                return Score(False, 0.0, metric, SCORED, str(exc), ranking=dict.fromkeys(RANKING_METRICS, 0.0),
+                             config=config)
+            scores = ranking_scores(ranked, golds[0], k=config.k, gain="linear" if config.gain == "linear" else "exponential")
+            return Score(scores["hit"] == 1.0, scores[metric], metric, SCORED, ranking=scores, config=config)
         best = max(json_field_scores(pred, g).f1 for g in golds)
         return Score(best >= config.f1_threshold, best, metric, SCORED)
     if kind == "code":
@@ -649,6 +790,27 @@ def compare(
             hit = any(numeric_match(text, g, rel_tol=config.rel_tol, abs_tol=config.abs_tol) for g in accepted)
         return Score(hit, float(hit), metric, SCORED)
     # extractive_qa and open_writing
+    texts = (text, refs) if config.text.metrics else None
+    if metric in ROW_METRICS:
+        hit = any(exact_match(text, g) for g in refs)
+        return Score(hit, sentence_score(metric, text, refs, config.text), metric, SCORED, texts=texts, config=config)
+    if texts is not None:
+        return _with_texts(_compare_text(config, text, golds, alias_groups), texts, config)
+    return _compare_text(config, text, golds, alias_groups)
+
+
+def _with_texts(score: Score, texts: tuple[str, tuple[str, ...]], config: ScoringConfig) -> Score:
+    return Score(score.correct, score.value, score.metric, score.outcome, score.note, texts=texts, config=config)
+
+
+def _judge_agrees(answer: Any, gold: Any, abs_tol: float) -> bool:
+    if isinstance(gold, str) or isinstance(answer, str):
+        return answer == gold
+    return numeric_match(answer, gold, abs_tol=abs_tol)
+
+
+def _compare_text(config: ScoringConfig, text: str, golds: Sequence[Any], alias_groups: Sequence[Sequence[str]]) -> Score:
+    metric = config.metric
     if metric == "exact":
         hit = any(exact_match(text, g) for g in alias_candidates(golds, alias_groups))
         return Score(hit, float(hit), metric, SCORED)
@@ -706,7 +868,9 @@ def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier |
     target = row.get("target")
     kind = _row_task_type(pack, row)
     if target is None:
-        return Score(None, 0.0, "none", NO_TARGET, "the row has no target")
+        task = row.get("task")
+        config = scoring_config(pack, task if isinstance(task, str) else kind, kind) if kind is not None else None
+        return Score(None, 0.0, "none", NO_TARGET, "the row has no target", config=config)
     if kind is None:
         return Score(None, 0.0, "none", NO_ANSWER, "the row has no known task")
     task = row.get("task")
