@@ -29,6 +29,7 @@ from scoring.metrics import (
     scoring_config,
 )
 from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, build_report, render
+from scoring.pairwise import mcnemar, minimum_detectable_difference, paired_permutation
 from scoring.stats import coefficient_of_variation, paired_bootstrap
 
 #: How many one-sided ids ``compare`` lists before it only counts them.
@@ -54,7 +55,7 @@ def register(sub: Any) -> None:
     score.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     score.set_defaults(func=cmd_score)
 
-    compare = sub.add_parser("compare", help="paired bootstrap of two scored files on their shared ids")
+    compare = sub.add_parser("compare", help="paired bootstrap, McNemar and permutation tests of two scored files on their shared ids")
     add_pack_option(compare)
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
@@ -170,12 +171,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
+    tests = paired_tests([a[k] for k in shared], [b[k] for k in shared], n_resamples=max(args.bootstrap, 1000) * 10,
+                         seed=args.seed)
     if args.json:
         print(json.dumps({
             "a": args.a, "b": args.b, "shared": len(shared), "mean_a": mean_a, "mean_b": mean_b,
             "diff": result.diff, "low": result.low, "high": result.high, "p_b_le_a": result.p_b_le_a,
             "bootstrap": {"method": "paired percentile", "n_resamples": args.bootstrap, "seed": args.seed,
                           "confidence": 0.95},
+            "mcnemar": tests["mcnemar"], "permutation": tests["permutation"], "mdd": tests["mdd"],
             "only_in_a": only_a, "only_in_b": only_b,
             "pack": {"signature": pack.signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2))
@@ -185,6 +189,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"difference B − A: {result.diff:+.3f}  95% CI [{result.low:+.3f}, {result.high:+.3f}] "
           f"(paired percentile bootstrap, {args.bootstrap} resamples, seed {args.seed})")
     print(f"share of resamples with B ≤ A: {result.p_b_le_a:.3f}")
+    mc = tests["mcnemar"]
+    if mc["note"]:
+        print(f"McNemar: {mc['note']}")
+    else:
+        print(f"McNemar: only A right {mc['b']}, only B right {mc['c']}; exact p {mc['p_exact']:.4f}, "
+              f"χ² (continuity-corrected) {mc['statistic']:.3f}, p {mc['p_chi2']:.4f}")
+    perm = tests["permutation"]
+    print(f"paired permutation test: p {perm['p']:.4f} "
+          f"({'exact, ' if perm['exact'] else ''}{perm['n_permutations']} sign patterns, seed {args.seed})")
+    mdd = tests["mdd"]
+    print(f"minimum detectable difference with {len(shared)} paired items: {mdd['paired']:.3f} "
+          f"(two-sided 5 %, 80 % power; independent samples at mean A: {mdd['unpaired']:.3f})")
     for label, keys in (("A", only_a), ("B", only_b)):
         if keys:
             shown = ", ".join(keys[:_LIST_IDS]) + (f", … ({len(keys) - _LIST_IDS} more)" if len(keys) > _LIST_IDS else "")
@@ -192,6 +208,32 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"pack: {pack.signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
+
+
+def paired_tests(a: Sequence[float], b: Sequence[float], *, n_resamples: int, seed: int) -> dict[str, Any]:
+    """McNemar (when every value is 0 or 1), a paired permutation test, and the minimum
+    detectable difference of this many paired items (from the observed second moment of the
+    per-item differences: the discordance rate for right/wrong items)."""
+    binary = all(v in (0.0, 1.0) for v in (*a, *b))
+    if binary:
+        mc = mcnemar([v == 1.0 for v in a], [v == 1.0 for v in b])
+        mc_json: dict[str, Any] = {**mc._asdict(), "note": None}
+    else:
+        mc_json = {"note": "needs right/wrong items (per-id values of 0 or 1); these are graded"}
+    perm = paired_permutation(a, b, n_resamples=n_resamples, seed=seed)
+    n = len(a)
+    second = math.fsum((y - x) ** 2 for x, y in zip(a, b, strict=True)) / n
+    mean_a = math.fsum(a) / n
+    return {
+        "mcnemar": mc_json,
+        "permutation": {**perm._asdict(), "seed": seed},
+        "mdd": {
+            "paired": minimum_detectable_difference(n, discordance=min(1.0, second)),
+            "unpaired": minimum_detectable_difference(n, accuracy=min(1.0, max(0.0, mean_a))),
+            "alpha": 0.05,
+            "power": 0.8,
+        },
+    }
 
 
 # --------------------------------------------------------------------------- audit

@@ -44,6 +44,7 @@ __all__ = [
     "TEXT_METRICS",
     "TextSettings",
     "corpus_stats",
+    "require_text_extra",
     "rouge_tokens",
     "sentence_score",
     "text_metric_report",
@@ -134,7 +135,19 @@ def wer_words(text: str) -> str:
 # --------------------------------------------------------------------------- per-sentence statistics
 
 
+def require_text_extra(module: str) -> None:
+    """Import ``module`` or raise ``ValueError`` saying how to install the extra ``text``."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise ValueError(f"text metrics need the extra 'text' (module {module!r} is missing): "
+                         "pip install 'harness-normalize[text]'") from None
+
+
 def _sacrebleu_metric(name: str, settings: TextSettings, *, sentence: bool = False) -> Any:
+    require_text_extra("sacrebleu")
     from sacrebleu.metrics import BLEU, CHRF, TER
 
     if name == "bleu":
@@ -146,6 +159,7 @@ def _sacrebleu_metric(name: str, settings: TextSettings, *, sentence: bool = Fal
 
 def _edits(kind: str, hyp: str, refs: Sequence[str]) -> tuple[float, float]:
     """(edits, reference length) against the reference with the fewest edits."""
+    require_text_extra("jiwer")
     import jiwer
 
     best: tuple[float, float] | None = None
@@ -251,6 +265,7 @@ def _version(dist: str) -> str:
 
 
 def _rouge_f(name: str, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[float]:
+    require_text_extra("rouge_score")
     from rouge_score import rouge_scorer
 
     scorer = rouge_scorer.RougeScorer([name], tokenizer=_RougeTokenizer())
@@ -286,6 +301,7 @@ def _bertscore_f(hyps: Sequence[str], refs: Sequence[Sequence[str]], settings: T
                          "(models are never downloaded)")
     baseline = _baseline_path(model_dir, settings.bertscore_baseline)
     layers = settings.bertscore_layers if settings.bertscore_layers is not None else _model_layers(model_dir)
+    require_text_extra("bert_score")
     import torch
     from bert_score import BERTScorer
 
@@ -296,10 +312,29 @@ def _bertscore_f(hyps: Sequence[str], refs: Sequence[Sequence[str]], settings: T
                         idf=settings.bertscore_idf,
                         idf_sents=[r[0] for r in refs] if settings.bertscore_idf else None,
                         batch_size=settings.bertscore_batch_size, device=device)
-    _p, _r, f = scorer.score(list(hyps), [list(r) for r in refs])
+    # bert-score sets the raw score of an empty candidate to 0 (and then rescales it); it does
+    # so through a tokenizer call that newer transformers lack, so empty sentences are done here.
+    scores = np.zeros(len(hyps), dtype=np.float64)
+    kept = [i for i, (h, r) in enumerate(zip(hyps, refs, strict=True)) if h.strip() and any(x.strip() for x in r)]
+    if kept:
+        _p, _r, f = scorer.score([hyps[i] for i in kept], [[x for x in refs[i] if x.strip()] for i in kept])
+        scores[kept] = np.array(f.tolist(), dtype=np.float64)
+    if baseline is not None and len(kept) < len(hyps):
+        base_f = _baseline_f(baseline, layers)
+        empty = np.array([i for i in range(len(hyps)) if i not in set(kept)], dtype=np.int64)
+        scores[empty] = (0.0 - base_f) / (1.0 - base_f)
     signature = (f"bertscore|model:{model_dir.name}|layer:{layers}|idf:{'yes' if settings.bertscore_idf else 'no'}"
                  f"|rescaled:{'yes' if baseline else 'no'}|multi-ref:max|bert-score:{_version('bert-score')}|agg:mean")
-    return np.array(f.tolist(), dtype=np.float64), signature
+    return scores, signature
+
+
+def _baseline_f(path: Path, layers: int) -> float:
+    """The F baseline of ``layers`` (bert-score reads row ``layers`` of the file, as here)."""
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))[1:]
+    if layers >= len(rows):
+        raise ValueError(f"{path}: no baseline row for layer {layers}")
+    return float(rows[layers][3])
 
 
 def _baseline_path(model_dir: Path, configured: str | None) -> Path | None:

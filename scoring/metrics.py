@@ -230,6 +230,12 @@ def _finite(value: Any, where: str) -> float:
     return float(value)
 
 
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
 def _text_settings(merged: Mapping[str, Any], where: str) -> TextSettings:
     names = merged.get("text_metrics", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -240,7 +246,9 @@ def _text_settings(merged: Mapping[str, Any], where: str) -> TextSettings:
     if len(set(names)) != len(names):
         raise ValueError(f"{where}.text_metrics names a metric twice: {names!r}")
     tokenize = merged.get("bleu_tokenize", "13a")
-    if "bleu_tokenize" in merged or "bleu" in names or merged.get("metric") == "bleu":
+    if not isinstance(tokenize, str):
+        raise ValueError(f"{where}.bleu_tokenize must be a sacrebleu tokenizer name, got {tokenize!r}")
+    if _has_module("sacrebleu"):  # without the extra `text`, the error comes when a metric is computed
         from sacrebleu.metrics import BLEU
 
         try:

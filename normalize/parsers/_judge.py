@@ -76,7 +76,7 @@ _RATING_MARKER: Final = compile_pattern(
 )
 _PREF_MARKER: Final = compile_pattern(
     r"\b(?:final\s+verdict|verdict|better\s+(?:response|answer|output)|winner|preferred\s+(?:response|answer|output))"
-    r"\s*(?:is|:)\s*(?:assistant|response|answer|output|model)?\s*[(\"']?\s*(?P<pref>A|B|tie)\b",
+    r"\s*(?:is\s*:?|:)\s*(?:assistant|response|answer|output|model)?\s*[(\"']?\s*(?P<pref>A|B|tie)\b",
     regex.IGNORECASE,
 )
 _ZH_PREF_MARKER: Final = compile_pattern(
