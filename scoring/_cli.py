@@ -28,8 +28,8 @@ from scoring.metrics import (
     score_detail,
     scoring_config,
 )
-from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, build_report, render
 from scoring.pairwise import mcnemar, minimum_detectable_difference, paired_permutation
+from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, build_report, render
 from scoring.stats import coefficient_of_variation, paired_bootstrap
 
 #: How many one-sided ids ``compare`` lists before it only counts them.

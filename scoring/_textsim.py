@@ -148,7 +148,9 @@ def require_text_extra(module: str) -> None:
 
 def _sacrebleu_metric(name: str, settings: TextSettings, *, sentence: bool = False) -> Any:
     require_text_extra("sacrebleu")
-    from sacrebleu.metrics import BLEU, CHRF, TER
+    from sacrebleu.metrics.bleu import BLEU
+    from sacrebleu.metrics.chrf import CHRF
+    from sacrebleu.metrics.ter import TER
 
     if name == "bleu":
         return BLEU(tokenize=settings.bleu_tokenize, effective_order=sentence)

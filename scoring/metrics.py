@@ -249,7 +249,7 @@ def _text_settings(merged: Mapping[str, Any], where: str) -> TextSettings:
     if not isinstance(tokenize, str):
         raise ValueError(f"{where}.bleu_tokenize must be a sacrebleu tokenizer name, got {tokenize!r}")
     if _has_module("sacrebleu"):  # without the extra `text`, the error comes when a metric is computed
-        from sacrebleu.metrics import BLEU
+        from sacrebleu.metrics.bleu import BLEU
 
         try:
             BLEU(tokenize=tokenize)
@@ -813,7 +813,7 @@ def _with_texts(score: Score, texts: tuple[str, tuple[str, ...]], config: Scorin
 
 def _judge_agrees(answer: Any, gold: Any, abs_tol: float) -> bool:
     if isinstance(gold, str) or isinstance(answer, str):
-        return answer == gold
+        return bool(answer == gold)
     return numeric_match(answer, gold, abs_tol=abs_tol)
 
 

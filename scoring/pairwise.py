@@ -42,12 +42,12 @@ __all__ = [
     "NotIdentifiable",
     "PermutationResult",
     "PositionBias",
-    "ratings_by_model",
     "bradley_terry",
     "bt_bootstrap",
     "mcnemar",
     "minimum_detectable_difference",
     "paired_permutation",
+    "ratings_by_model",
     "resolve_orders",
     "win_rates",
 ]
@@ -141,7 +141,7 @@ def _strongly_connected(wins: np.ndarray) -> bool:
                     todo.append(int(j))
         return len(seen)
 
-    return reach(wins) == k and reach(wins.T) == k
+    return bool(reach(wins) == k and reach(wins.T) == k)
 
 
 def _fit(wins: np.ndarray, games: np.ndarray, *, tol: float = 1e-12, max_iter: int = 100_000) -> np.ndarray:
@@ -156,8 +156,9 @@ def _fit(wins: np.ndarray, games: np.ndarray, *, tol: float = 1e-12, max_iter: i
             p = new
             break
         p = new
-    log_p = np.log(p)
-    return log_p - log_p.mean()
+    log_p: np.ndarray = np.log(p)
+    centred: np.ndarray = log_p - log_p.mean()
+    return centred
 
 
 def bradley_terry(

@@ -1,0 +1,99 @@
+"""Ranking metrics: the seed lecture's worked values, hand computation, and scikit-learn's ndcg_score."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from normalize import load_pack
+from scoring._ranking import ranking_scores, read_ranking, read_relevance
+from scoring.metrics import score_detail
+
+ROOT = Path(__file__).resolve().parent.parent
+IDS = [f"d{i}" for i in range(1, 11)]
+
+
+def test_seed_lecture_example() -> None:
+    # · ● · ◐ ● · · ◐ · ·  (● grade 2, ◐ grade 1)
+    s = ranking_scores(IDS, {"d2": 2, "d4": 1, "d5": 2, "d8": 1}, k=10)
+    assert s["mrr"] == pytest.approx(0.5)
+    assert s["map"] == pytest.approx((1 / 2 + 2 / 4 + 3 / 5 + 4 / 8) / 4)  # 0.525
+    assert round(s["ndcg"], 3) == 0.652
+    assert s["recall"] == 1.0 and s["hit"] == 1.0
+
+
+def test_seed_exercise_five() -> None:
+    s = ranking_scores(["x", "y", "z"], {"x": 2, "y": 0, "z": 1}, k=3)
+    assert s["ndcg"] == pytest.approx(3.5 / (3 + 1 / math.log2(3)))  # 0.964
+    assert round(s["ndcg"], 3) == 0.964
+    assert ranking_scores(["a", "b", "c", "d"], read_relevance(["a", "c"]))["map"] == pytest.approx((1 + 2 / 3) / 2)
+
+
+def test_cutoffs_and_unretrieved_relevant_ids() -> None:
+    grades = {"a": 1, "b": 1, "z": 1}  # z is never retrieved
+    s = ranking_scores(["x", "a", "y", "b"], grades, k=2)
+    assert s["recall"] == pytest.approx(1 / 3) and s["hit"] == 1.0 and s["mrr"] == 0.5
+    assert s["map"] == pytest.approx((1 / 2) / 3)  # AP divides by every relevant id, as trec_eval
+    none = ranking_scores(["x", "y"], grades, k=2)
+    assert none == {"ndcg": 0.0, "mrr": 0.0, "map": 0.0, "recall": 0.0, "hit": 0.0}
+    assert ranking_scores(["x"], {"x": 0})["ndcg"] == 0.0
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, None])
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_ndcg_equals_sklearn(k: int | None, gain: str) -> None:
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        n = 8
+        grades = rng.integers(0, 4, size=n).astype(float)
+        if grades.sum() == 0:
+            grades[0] = 1
+        order = rng.permutation(n)
+        ranked = [f"d{i}" for i in order]
+        labels = {f"d{i}": float(g) for i, g in enumerate(grades)}
+        ours = ranking_scores(ranked, labels, k=k, gain=gain)["ndcg"]  # type: ignore[arg-type]
+        scores = np.empty(n)
+        scores[order] = np.arange(n, 0, -1)  # the ranked order as descending scores, no ties
+        y_true = grades if gain == "linear" else 2.0**grades - 1.0
+        want = sklearn_metrics.ndcg_score([y_true], [scores], k=k)
+        assert ours == pytest.approx(want), (ranked, labels)
+
+
+def test_reading_labels_and_rankings() -> None:
+    assert read_relevance({"1": 1, 2: 0}) == {"1": 1.0, "2": 0.0}
+    with pytest.raises(ValueError, match=">= 0"):
+        read_relevance({"a": -1})
+    with pytest.raises(ValueError, match="mapping"):
+        read_relevance("a")
+    assert read_ranking([3, "3", "a"]) == ["3", "a"]
+    with pytest.raises(ValueError, match="list of ids"):
+        read_ranking({"a": 1})
+
+
+def test_reranking_rows_are_scored_by_the_shipped_pack() -> None:
+    pack = load_pack()
+    row = pack.run('```json\n["d3", "d1", "d7"]\n```', "msmarco_rerank")
+    out = {"task": "msmarco_rerank", "task_type": "structured_json", "status": row.status, "answer": row.answer,
+           "target": {"d1": 2, "d9": 1}}
+    score = score_detail(pack, out)
+    assert score.metric == "ndcg" and score.ranking is not None
+    want = ranking_scores(["d3", "d1", "d7"], {"d1": 2, "d9": 1}, k=10)
+    assert score.value == pytest.approx(want["ndcg"]) and score.correct is True
+    bad = score_detail(pack, {**out, "target": "d1"})
+    assert bad.outcome == "bad_target"
+
+
+def test_ranking_examples_report(tmp_path: Path) -> None:
+    from normalize.cli import main
+
+    out = tmp_path / "r.json"
+    assert main(["score", str(ROOT / "examples" / "ranking.jsonl"), "--report", str(out), "--bootstrap", "50"]) == 0
+    groups = {g["name"]: g for g in json.loads(out.read_text(encoding="utf-8"))["groups"]}
+    block = groups["rerank"]["ranking"]
+    assert round(block["ndcg"]["value"], 3) == 0.652 and block["mrr"]["value"] == 0.5
+    assert groups["overall"]["ranking"]["n"] == 5  # the unparsed row counts 0 everywhere
