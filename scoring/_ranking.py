@@ -56,7 +56,7 @@ def read_relevance(target: Any) -> dict[str, float]:
 
 
 def read_ranking(answer: Any) -> list[str]:
-    """The ranked ids of a parsed answer (a JSON list), first occurrence of each kept.
+    """The ranked ids of a parsed answer (a list), first occurrence of each kept.
 
     >>> read_ranking(["d3", "d1", "d3", 2])
     ['d3', 'd1', '2']

@@ -16,9 +16,9 @@ Targets, by task type:
 * ``code``: a string.
 * ``judge``: the verdict a human (or a reference judge) gave: ``"A"``, ``"B"``, ``"tie"`` (``"C"``
   is read as tie) for preferences, a number for ratings; metric ``agreement``.
-* ``structured_json`` with a ranking metric (``ndcg``, ``mrr``, ``map``, ``recall``, ``hit``): the
-  answer is a JSON list of ids, best first; the target is relevance labels, ``{id: grade}`` or a
-  list of relevant ids (see :mod:`scoring._ranking`).
+* ``ranking`` (metrics ``ndcg``, ``mrr``, ``map``, ``recall``, ``hit``): the answer is the list of
+  ids the ``ranking`` parser read, best first; the target is relevance labels, ``{id: grade}`` or
+  a list of relevant ids (see :mod:`scoring._ranking`); ``correct`` is Hit@k.
 
 Text-similarity metrics (extra ``text``; see :mod:`scoring._textsim`): ``extractive_qa`` and
 ``open_writing`` take ``metric: bleu | chrf | rouge1 | rouge2 | rougeL | rougeLsum`` for the
@@ -107,10 +107,11 @@ METRICS: Final[Mapping[str, tuple[str, ...]]] = {
     "multiple_choice": ("exact",),
     "math": ("numeric", "exact", "math_verify"),
     "extractive_qa": ("squad_exact", "f1", "exact", *ROW_METRICS),
-    "structured_json": ("exact", "field_f1", *RANKING_METRICS),
+    "structured_json": ("exact", "field_f1"),
     "code": ("exact",),
     "open_writing": ("exact", "squad_exact", "f1", *ROW_METRICS),
     "judge": ("agreement",),
+    "ranking": RANKING_METRICS,
 }
 
 _TEXT_KEYS: Final = frozenset({"text_metrics", "bleu_tokenize", "bertscore_model", "bertscore_layers",
@@ -119,10 +120,11 @@ _TYPE_KEYS: Final[Mapping[str, frozenset[str]]] = {
     "multiple_choice": frozenset({"metric"}),
     "math": frozenset({"metric", "rel_tol", "abs_tol", "timeout"}),
     "extractive_qa": frozenset({"metric", "f1_threshold"}) | _TEXT_KEYS,
-    "structured_json": frozenset({"metric", "f1_threshold", "k", "gain"}),
+    "structured_json": frozenset({"metric", "f1_threshold"}),
     "code": frozenset({"metric"}),
     "open_writing": frozenset({"metric", "f1_threshold"}) | _TEXT_KEYS,
     "judge": frozenset({"metric", "abs_tol", "position_bias", "anchor", "anchor_rating"}),
+    "ranking": frozenset({"metric", "k", "gain"}),
 }
 
 # Outcomes of scoring one row.
@@ -680,9 +682,9 @@ def read_targets(
     extra = _row_aliases(aliases)
     if kind == "multiple_choice":
         return [choice_letter(t, options) for t in [target, *extra]]
+    if kind == "ranking":
+        return [read_relevance(_as_json(target, "the target"))]
     if kind == "structured_json":
-        if config.metric in RANKING_METRICS:
-            return [read_relevance(_as_json(target, "the target"))]
         return [_as_json(t, "the target") for t in [target, *extra]]
     if kind == "judge":
         return [_judge_target(t, "the target" if i == 0 else f"aliases[{i - 1}]")
@@ -755,6 +757,14 @@ def compare(
     if kind == "judge":
         hit = any(_judge_agrees(answer, g, config.abs_tol) for g in golds)
         return Score(hit, float(hit), metric, SCORED, config=config)
+    if kind == "ranking":
+        try:
+            ranked = read_ranking(answer)
+        except ValueError as exc:
+            return Score(False, 0.0, metric, SCORED, str(exc), ranking=dict.fromkeys(RANKING_METRICS, 0.0),
+                         config=config)
+        scores = ranking_scores(ranked, golds[0], k=config.k, gain="linear" if config.gain == "linear" else "exponential")
+        return Score(scores["hit"] == 1.0, scores[metric], metric, SCORED, ranking=scores, config=config)
     if kind == "multiple_choice":
         accepted = alias_candidates(golds, alias_groups, key=lambda s: s.strip().upper())
         hit = isinstance(answer, str) and answer.strip().upper() in {a.strip().upper() for a in accepted}
@@ -767,14 +777,6 @@ def compare(
         if metric == "exact":
             hit = any(json_equal(pred, g) for g in golds)
             return Score(hit, float(hit), metric, SCORED)
-        if metric in RANKING_METRICS:
-            try:
-                ranked = read_ranking(pred)
-            except ValueError as exc:
-                return Score(False, 0.0, metric, SCORED, str(exc), ranking=dict.fromkeys(RANKING_METRICS, 0.0),
-                             config=config)
-            scores = ranking_scores(ranked, golds[0], k=config.k, gain="linear" if config.gain == "linear" else "exponential")
-            return Score(scores["hit"] == 1.0, scores[metric], metric, SCORED, ranking=scores, config=config)
         best = max(json_field_scores(pred, g).f1 for g in golds)
         return Score(best >= config.f1_threshold, best, metric, SCORED)
     if kind == "code":

@@ -77,15 +77,32 @@ def test_reading_labels_and_rankings() -> None:
 
 def test_reranking_rows_are_scored_by_the_shipped_pack() -> None:
     pack = load_pack()
-    row = pack.run('```json\n["d3", "d1", "d7"]\n```', "msmarco_rerank")
-    out = {"task": "msmarco_rerank", "task_type": "structured_json", "status": row.status, "answer": row.answer,
-           "target": {"d1": 2, "d9": 1}}
+    row = pack.run("Passage [3] is off-topic.\n[3] > [1] > [7]", "msmarco_rerank")
+    assert (row.answer, row.status, row.task_type) == (["3", "1", "7"], "ok", "ranking")
+    out = {"task": "msmarco_rerank", "task_type": "ranking", "status": row.status, "answer": row.answer,
+           "target": {"1": 2, "9": 1}}
     score = score_detail(pack, out)
     assert score.metric == "ndcg" and score.ranking is not None
-    want = ranking_scores(["d3", "d1", "d7"], {"d1": 2, "d9": 1}, k=10)
+    want = ranking_scores(["3", "1", "7"], {"1": 2, "9": 1}, k=10)
     assert score.value == pytest.approx(want["ndcg"]) and score.correct is True
-    bad = score_detail(pack, {**out, "target": "d1"})
-    assert bad.outcome == "bad_target"
+    assert score.ranking == want
+    assert score_detail(pack, {**out, "target": "d1"}).outcome == "bad_target"
+    unparsed = score_detail(pack, {**out, "status": "no_answer", "answer": None})
+    assert unparsed.outcome == "no_answer" and unparsed.ranking == dict.fromkeys(want, 0.0)
+
+
+def test_ranking_settings() -> None:
+    import dataclasses
+
+    from scoring.metrics import scoring_config
+
+    pack = load_pack()
+    cfg = scoring_config(pack, "rerank")
+    assert (cfg.metric, cfg.k, cfg.gain) == ("ndcg", 10, "exponential")
+    for section, message in (({"k": 0}, "positive integer"), ({"gain": "log"}, "gain"), ({"metric": "f1"}, "not a metric")):
+        bad = dataclasses.replace(pack, scoring={**pack.scoring, "ranking": section})
+        with pytest.raises(ValueError, match=message):
+            scoring_config(bad, "ranking")
 
 
 def test_ranking_examples_report(tmp_path: Path) -> None:
@@ -95,5 +112,7 @@ def test_ranking_examples_report(tmp_path: Path) -> None:
     assert main(["score", str(ROOT / "examples" / "ranking.jsonl"), "--report", str(out), "--bootstrap", "50"]) == 0
     groups = {g["name"]: g for g in json.loads(out.read_text(encoding="utf-8"))["groups"]}
     block = groups["rerank"]["ranking"]
-    assert round(block["ndcg"]["value"], 3) == 0.652 and block["mrr"]["value"] == 0.5
-    assert groups["overall"]["ranking"]["n"] == 5  # the unparsed row counts 0 everywhere
+    # p1..p10 with the seed lecture's labels (0.652), and a contradictory ranking counting 0
+    assert block["ndcg"]["value"] == pytest.approx(0.652 / 2, abs=5e-4) and block["mrr"]["value"] == 0.25
+    assert groups["overall"]["ranking"]["n"] == 6  # unparsed rows count 0 everywhere
+    assert groups["overall"]["statuses"] == {"ok": 4, "no_answer": 1, "contradictory": 1}
