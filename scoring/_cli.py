@@ -120,12 +120,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_scoring(pack)
     with MathVerifier() as verifier:
         outs, scores = score_file(pack, args.input, progress=False if args.no_progress else None, verifier=verifier)
+        row_items = [item_from_row(out, score) for out, score in zip(outs, scores, strict=True)]
         if args.aggregate:
             items = aggregate_rows(pack, outs, scores, args.aggregate, k=args.k, verifier=verifier)
         else:
-            items = [item_from_row(out, score) for out, score in zip(outs, scores, strict=True)]
+            items = row_items
     report = build_report(items, pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
-                          seed=args.seed, cv_threshold=args.cv_threshold)
+                          seed=args.seed, cv_threshold=args.cv_threshold,
+                          row_items=row_items if args.aggregate else None)
     report_stream = sys.stdout
     if args.output is not None:
         write_jsonl(outs, args.output)

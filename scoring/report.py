@@ -143,11 +143,16 @@ def _group_stats(
     strict = stats["a_strict"]
     stats["mdd"] = (minimum_detectable_difference(len(scorable), accuracy=min(1.0, max(0.0, strict["value"])))
                     if strict is not None else None)
+    _add_sections(stats, items, interval)
+    return stats
+
+
+def _add_sections(stats: dict[str, Any], items: Sequence[Item], interval: _Intervals) -> None:
+    scorable = [item for item in items if item.outcome in (SCORED, NO_ANSWER)]
     stats["text_metrics"] = _text_block(scorable, interval)
     stats["ranking"] = _ranking_block(scorable, interval)
     judges = tuple(item.judge for item in items if item.judge is not None)
     stats["pairwise"] = interval.pairwise(judges) if judges else None
-    return stats
 
 
 def _text_block(scorable: Sequence[Item], interval: _Intervals) -> dict[str, Any] | None:
@@ -258,11 +263,15 @@ def build_report(
     seed: int = 0,
     confidence: float = 0.95,
     cv_threshold: float = DEFAULT_CV_THRESHOLD,
+    row_items: Iterable[Item] | None = None,
 ) -> dict[str, Any]:
     """The report as plain JSON data: groups per task, per task type, and overall.
 
     ``aggregate`` names how samples were combined (None: one row is one item); chance
     baselines are given only when each item's value is one answer (no aggregate, or ``vote``).
+    ``row_items`` (one per row, before aggregation) feed the text-metric, ranking and pairwise
+    sections when samples were aggregated: a corpus is made of rows, and both orders of a
+    judged pair share an id without being samples of one answer.
     """
     if isinstance(cv_threshold, bool) or not isinstance(cv_threshold, (int, float)) or not (
             math.isfinite(cv_threshold) and cv_threshold >= 0):
@@ -284,6 +293,14 @@ def build_report(
     groups.extend(stats(name, "task", members) for name, members in by_task.items())
     groups.extend(stats(name, "task_type", members) for name, members in sorted(by_type.items()))
     groups.append(stats("overall", "overall", every))
+    if row_items is not None:
+        rows = list(row_items)
+        members_of: dict[tuple[str, str], list[Item]] = {("overall", "overall"): rows}
+        for item in rows:
+            members_of.setdefault(("task", item.task), []).append(item)
+            members_of.setdefault(("task_type", item.task_type or "(unknown)"), []).append(item)
+        for group in groups:
+            _add_sections(group, members_of.get((group["level"], group["name"]), []), interval)
     for group in groups:
         group["pack_signature"] = pack.signature
         group["pack_hash"] = pack.hash

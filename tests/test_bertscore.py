@@ -95,3 +95,30 @@ def test_bad_bertscore_settings(tmp_path: Path, tiny_bert: Path) -> None:
     with pytest.raises(ValueError, match="LAYER,P,R,F"):
         text_metric_report(HYPS, REFS, TextSettings(metrics=("bertscore",), bertscore_model=str(tiny_bert),
                                                     bertscore_baseline=str(bad)))
+
+
+def test_bertscore_through_the_pack_and_report(tiny_bert: Path, tmp_path: Path) -> None:
+    """``scoring: open_writing: text_metrics: [bertscore]`` with a local model, end to end."""
+    import json
+
+    from normalize.cli import main
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "rules" / "default.yaml").read_text(encoding="utf-8")
+    for name in ("languages/en.yaml", "languages/zh.yaml", "aliases.yaml"):
+        text = text.replace(f"  - {name}", f"  - shipped:{name}")
+    text = text.replace("name: default", "name: bert").replace(
+        "    text_metrics: [exact, bleu, chrf, ter, rouge1, rouge2, rougeL, rougeLsum, wer, cer]",
+        f"    text_metrics: [chrf, bertscore]\n    bertscore_model: {json.dumps(str(tiny_bert))}")
+    pack = tmp_path / "pack.yaml"
+    pack.write_text(text, encoding="utf-8")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"id": i, "task": "creative_writing", "output": h, "target": list(r)},
+                                       ensure_ascii=False) + "\n" for i, (h, r) in enumerate(zip(HYPS, REFS, strict=True))),
+                    encoding="utf-8")
+    out = tmp_path / "report.json"
+    assert main(["score", str(rows), "--pack", str(pack), "--report", str(out), "--bootstrap", "20"]) == 0
+    overall = next(g for g in json.loads(out.read_text(encoding="utf-8"))["groups"] if g["level"] == "overall")
+    got = overall["text_metrics"]["metrics"]["bertscore"]["corpus"]["value"]
+    _p, _r, f = bert_score(HYPS, [list(r) for r in REFS], model_type=str(tiny_bert), num_layers=2)
+    assert got == pytest.approx(float(f.mean()), abs=1e-6)

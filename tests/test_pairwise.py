@@ -194,3 +194,15 @@ def test_compare_prints_mcnemar_permutation_and_mdd(capsys: pytest.CaptureFixtur
     assert data["permutation"]["exact"] is True
     assert data["mcnemar"]["p_exact"] == pytest.approx(data["permutation"]["p"])  # the same test on 0/1 items
     assert 0 < data["mdd"]["paired"] < 1
+
+
+def test_pairwise_sections_survive_aggregation(tmp_path: Path) -> None:
+    """Both orders of a pair share an id; voting over ids must not merge them before the bias check."""
+    from normalize.cli import main
+
+    plain, voted = tmp_path / "plain.json", tmp_path / "voted.json"
+    judge = str(ROOT / "examples" / "judge.jsonl")
+    assert main(["score", judge, "--report", str(plain), "--bootstrap", "50"]) == 0
+    assert main(["score", judge, "--report", str(voted), "--bootstrap", "50", "--aggregate", "vote"]) == 0
+    a, b = (json.loads(p.read_text(encoding="utf-8")) for p in (plain, voted))
+    assert [g["pairwise"] for g in a["groups"]] == [g["pairwise"] for g in b["groups"]]
