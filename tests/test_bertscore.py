@@ -101,7 +101,7 @@ def test_bertscore_through_the_pack_and_report(tiny_bert: Path, tmp_path: Path) 
     """``scoring: open_writing: text_metrics: [bertscore]`` with a local model, end to end."""
     import json
 
-    from normalize.cli import main
+    from scoring.cli import main
 
     root = Path(__file__).resolve().parent.parent
     text = (root / "rules" / "default.yaml").read_text(encoding="utf-8")

@@ -169,7 +169,7 @@ def test_minimum_detectable_difference_matches_the_seed_exercise() -> None:
 
 
 def test_judge_examples_report_pairwise_section(tmp_path: Path) -> None:
-    from normalize.cli import main
+    from scoring.cli import main
 
     out = tmp_path / "report.json"
     assert main(["score", str(ROOT / "examples" / "judge.jsonl"), "--report", str(out), "--bootstrap", "100"]) == 0
@@ -185,7 +185,7 @@ def test_judge_examples_report_pairwise_section(tmp_path: Path) -> None:
 
 
 def test_compare_prints_mcnemar_permutation_and_mdd(capsys: pytest.CaptureFixture[str]) -> None:
-    from normalize.cli import main
+    from scoring.cli import main
 
     assert main(["compare", str(ROOT / "examples" / "predictions.jsonl"), str(ROOT / "examples" / "predictions_b.jsonl"),
                  "--json"]) == 0
@@ -198,7 +198,7 @@ def test_compare_prints_mcnemar_permutation_and_mdd(capsys: pytest.CaptureFixtur
 
 def test_pairwise_sections_survive_aggregation(tmp_path: Path) -> None:
     """Both orders of a pair share an id; voting over ids must not merge them before the bias check."""
-    from normalize.cli import main
+    from scoring.cli import main
 
     plain, voted = tmp_path / "plain.json", tmp_path / "voted.json"
     judge = str(ROOT / "examples" / "judge.jsonl")

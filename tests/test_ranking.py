@@ -99,14 +99,14 @@ def test_ranking_settings() -> None:
     pack = load_pack()
     cfg = scoring_config(pack, "rerank")
     assert (cfg.metric, cfg.k, cfg.gain) == ("ndcg", 10, "exponential")
-    for section, message in (({"k": 0}, "positive integer"), ({"gain": "log"}, "gain"), ({"metric": "f1"}, "not a metric")):
+    for section, message in (({"k": 0}, "greater than or equal to 1"), ({"gain": "log"}, "gain"), ({"metric": "f1"}, "not a metric")):
         bad = dataclasses.replace(pack, scoring={**pack.scoring, "ranking": section})
         with pytest.raises(ValueError, match=message):
             scoring_config(bad, "ranking")
 
 
 def test_ranking_examples_report(tmp_path: Path) -> None:
-    from normalize.cli import main
+    from scoring.cli import main
 
     out = tmp_path / "r.json"
     assert main(["score", str(ROOT / "examples" / "ranking.jsonl"), "--report", str(out), "--bootstrap", "50"]) == 0

@@ -220,7 +220,7 @@ def test_unparsed_rows_count_as_empty_text_in_the_corpus() -> None:
 
 
 def test_shipped_pack_scores_open_writing_with_targets(tmp_path: Path) -> None:
-    from normalize.cli import main
+    from scoring.cli import main
 
     root = Path(__file__).resolve().parent.parent
     out = tmp_path / "report.json"
@@ -237,11 +237,12 @@ def test_shipped_pack_scores_open_writing_with_targets(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("section", "message"), [
     ({"text_metrics": ["blue"]}, "unknown metric 'blue'"),
-    ({"text_metrics": "bleu"}, "must be a list"),
+    ({"text_metrics": "bleu"}, "valid tuple"),
     ({"text_metrics": ["bleu"], "bleu_tokenize": "klingon"}, "not a sacrebleu tokenizer"),
     ({"text_metrics": ["bertscore"]}, "no bertscore_model"),
     ({"metric": "ter"}, "not a metric for open_writing"),
-    ({"bertscore_idf": "yes"}, "true or false"),
+    ({"bertscore_idf": "yes"}, "valid boolean"),
+    ({"bertscore_layers": 0}, "greater than or equal to 1"),
 ])
 def test_bad_text_settings_are_refused(section: dict[str, object], message: str) -> None:
     pack = load_pack()

@@ -5,8 +5,11 @@ Read in tiers; the first that states anything decides:
 1. **A chain of ``>``**, as RankGPT-style rerankers write it: ``[2] > [1] > [3]``,
    ``[d3] > [d1]``, or bare ids ``2 > 1 > 3`` when that is a whole line.  The last chain in the output counts (reasoning may quote
    partial orders before the final one); each id is a run of letters, digits, ``_ . : -``.
-2. **A JSON array** of ids (strings or integers): ``["d3", "d1"]``, ``[12, 7, 3]`` — the last
-   one in the output, fenced or not.
+2. **A numbered list**, one id per line, numbered 1, 2, 3, …: ``1. [2]`` / ``2. [1]`` or
+   ``1) d2`` / ``2) d1``.
+3. **A JSON array** of ids (strings or integers): ``["d3", "d1"]``, ``[12, 7, 3]`` — the last
+   one in the output, fenced or not.  A one-element array such as ``[3]`` is how rerankers
+   *name* a passage, so it counts only when it is the only array in the output.
 
 The answer is the list of ids as strings (``12`` → ``"12"``).  An id ranked twice is
 ``contradictory`` (it cannot hold two ranks); an id outside the row's candidates is
@@ -30,6 +33,24 @@ _CHAIN: Final = compile_pattern(_BRACKETED + r"(?:\s*+>\s*+" + _BRACKETED + r")+
 #: A chain of bare ids (``2 > 1 > 3``) counts only as a whole line: in prose ``3 > 2`` is a comparison.
 _BARE_LINE: Final = compile_pattern(r"[ \t]*+" + _ID + r"+(?:[ \t]*+>[ \t]*+" + _ID + r"+)++[ \t]*+[.。]?+[ \t]*+")
 _ONE_ID: Final = compile_pattern(_ID)
+_NUMBERED: Final = compile_pattern(r"[ \t]*+(\d{1,4})[.)][ \t]*+(?:\[[ \t]*+(" + _ID + r"+)[ \t]*+\]|(" + _ID + r"+))[ \t]*+")
+
+
+def _numbered(text: str, timeout: float) -> list[str] | None:
+    """The ids of the last run of lines numbered 1, 2, 3, … with one id each (two or more lines)."""
+    best: list[str] | None = None
+    run: list[str] = []
+    for line in text.split("\n"):
+        m = _NUMBERED.fullmatch(line, timeout=timeout)
+        if m is not None and int(m[1]) == len(run) + 1:
+            run.append(m[2] or m[3])
+            continue
+        if len(run) >= 2:
+            best = run
+        run = [m[2] or m[3]] if m is not None and m[1] == "1" else []
+    if len(run) >= 2:
+        best = run
+    return best
 
 
 _SCALAR: Final = r'(?:"(?:[^"\\\n]|\\.)*+"|-?\d++)'
@@ -90,13 +111,18 @@ def parse_ranking(text: str, params: NoParams, ctx: ParseContext) -> Parsed:
             chains.append((offset, line))
         offset += len(line) + 1
     ids: list[str]
+    numbered = None if chains else _numbered(folded, ctx.timeout)
     if chains:
         last = max(chains)[1]
         ids = [m.group(0) for m in _ONE_ID.finditer(last.rstrip(" \t.。"), timeout=ctx.timeout)]
+    elif numbered is not None:
+        ids = numbered
     else:
         lists = _json_lists(folded, ctx.timeout)
-        if not lists:
-            return Parsed(None, st.NO_ANSWER, "no ranking stated (a '>' chain or a JSON array of ids)")
+        if len(lists) > 1:
+            lists = [a for a in lists if len(a) > 1]
+        if not lists or not lists[-1]:
+            return Parsed(None, st.NO_ANSWER, "no ranking stated (a '>' chain, a numbered list or a JSON array of ids)")
         ids = [str(v) for v in lists[-1]]
     problem = _check_domain(ids, ctx.options)
     if problem is not None:
