@@ -233,7 +233,8 @@ def corpus_stats(name: str, hyps: Sequence[str], refs: Sequence[Sequence[str]], 
             return float(metric._compute_score_from_stats(summed.tolist()).score)
 
         if not math.isclose(compute(stats.sum(0)), whole.score, rel_tol=1e-9, abs_tol=1e-9):
-            raise AssertionError(f"{name}: summed statistics disagree with sacrebleu's corpus score")
+            raise RuntimeError(f"{name}: summed statistics disagree with sacrebleu's corpus score "
+                               f"(sacrebleu {_version('sacrebleu')} changed its internals?)")
         return CorpusStats(stats, compute, sentence, signature)
     if name in ("wer", "cer"):
         pairs = np.array([_edits(name, h, r) for h, r in zip(hyps, refs, strict=True)], dtype=np.float64)
