@@ -218,19 +218,27 @@ def bt_bootstrap(
     point = bradley_terry(data, anchor=anchor, anchor_rating=anchor_rating)
     models = sorted(point)
     chosen = anchor if anchor is not None else models[0]
+    index = {m: i for i, m in enumerate(models)}
+    # each battle as (i, j, score of i): resamples are tallied with array sums, not Python loops
+    first = np.array([index[b.model_a] for b in data])
+    second = np.array([index[b.model_b] for b in data])
+    score = np.array([{"A": 1.0, "B": 0.0, "tie": 0.5}[b.winner] for b in data])
+    k = len(models)
+    scale = ELO_SCALE / math.log(10.0)
     rng = np.random.default_rng(seed)
     draws: list[list[float]] = []
     n = len(data)
     for _ in range(n_resamples):
         idx = rng.integers(0, n, size=n)
-        sample = [data[i] for i in idx]
-        if {m for b in sample for m in (b.model_a, b.model_b)} != set(models):
+        wins = np.zeros((k, k))
+        np.add.at(wins, (first[idx], second[idx]), score[idx])
+        np.add.at(wins, (second[idx], first[idx]), 1.0 - score[idx])
+        games = wins + wins.T
+        if not _strongly_connected(wins):  # also: some model absent from the resample
             continue
-        try:
-            fitted = bradley_terry(sample, anchor=chosen, anchor_rating=anchor_rating)
-        except NotIdentifiable:
-            continue
-        draws.append([fitted[m] for m in models])
+        log_p = _fit(wins, games)
+        base = log_p[index[chosen]]
+        draws.append([float(anchor_rating + scale * (log_p[i] - base)) for i in range(k)])
     alpha = 1.0 - confidence
     ratings: dict[str, dict[str, float | None]] = {}
     table = np.array(draws) if draws else None

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from normalize import load_pack
 from scoring._ranking import ranking_scores, read_ranking, read_relevance
@@ -116,3 +118,21 @@ def test_ranking_examples_report(tmp_path: Path) -> None:
     assert block["ndcg"]["value"] == pytest.approx(0.652 / 2, abs=5e-4) and block["mrr"]["value"] == 0.25
     assert groups["overall"]["ranking"]["n"] == 6  # unparsed rows count 0 everywhere
     assert groups["overall"]["statuses"] == {"ok": 4, "no_answer": 1, "contradictory": 1}
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.text(alphabet=hs.sampled_from(list("[]>,\" 123abd.\n")), max_size=80),
+       hs.one_of(hs.none(), hs.integers(2, 5)))
+def test_the_ranking_parser_never_invents_or_repeats_an_id(text: str, options: int | None) -> None:
+    from normalize.parsers._ranking import parse_ranking
+    from normalize.registry import NoParams, ParseContext
+
+    result = parse_ranking(text, NoParams(), ParseContext(options=options))
+    if result.answer is None:
+        assert result.status in ("no_answer", "contradictory", "out_of_range")
+        return
+    ids = result.answer
+    assert result.status == "ok" and ids and len(ids) == len(set(ids))
+    assert all(i in text for i in ids)
+    if options is not None:
+        assert all(i.isdigit() and 1 <= int(i) <= options for i in ids)
