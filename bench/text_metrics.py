@@ -76,7 +76,7 @@ def main() -> None:
     for name, ref_fn in references().items():
         ref_s = timed(lambda ref_fn=ref_fn: ref_fn(hyps, refs))
         out: dict[str, Any] = {}
-        ours_s = timed(lambda name=name: out.update(text_metric_report(
+        ours_s = timed(lambda name=name, out=out: out.update(text_metric_report(
             hyps, refs, TextSettings(metrics=(name,)), n_resamples=args.resamples, seed=args.seed)))
         c = out[name]["corpus"]
         print(f"{name:<8} {ref_s:>12.3f} {ours_s:>8.2f} {ours_s / ref_s:>8.1f}x  "
