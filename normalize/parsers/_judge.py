@@ -9,16 +9,19 @@ A verdict is one of two kinds:
 What is read, in tiers; the first tier that states anything decides, and within it every
 statement must agree:
 
-1. **Bracketed**, the MT-Bench formats: ``[[A]]``, ``[[B]]``, ``[[C]]`` (tie, also ``[[tie]]``),
+1. **Bracketed**: Prometheus ``[RESULT] 4`` / ``[RESULT] B``, AlpacaEval ranking lists
+   (``[{'model': 'model_2', 'rank': 1}, …]``), and the MT-Bench formats: ``[[A]]``, ``[[B]]``, ``[[C]]`` (tie, also ``[[tie]]``),
    ``Rating: [[7]]`` / ``[[7.5]]`` / ``评分：[[8]]``, and a pair of scores ``[[8, 6]]``, which
    states a preference (the higher score wins; equal scores are a tie); Arena-Hard
    ``[[A>>B]]``, ``[[A>B]]``, ``[[A=B]]``, ``[[B>A]]``, ``[[B>>A]]`` (strength is not kept).
-2. **Markers**: ``Rating: 7``, ``Score: 8/10``, ``评分：8分``, ``打分：8``, ``得分为 4/5``;
-   ``Final verdict: A``, ``Better response: Assistant B``, ``Winner: tie``; Chinese
-   ``更好的回答是：A``, ``回答A更好``, ``最终判决：平局``, ``两者一样好``.
+2. **Markers**: ``Rating: 7``, ``Rating: [5]``, ``Score: 8/10``, ``评分：8分``, ``打分：8``,
+   ``得分为 4/5``, ``我给它打8分``; ``Final verdict: A``, ``Better response: Assistant B``,
+   ``Winner: tie``, ``Assistant A is better`` (not ``… better at …``), ``It's a tie``, ``Both
+   responses are equally good``; Chinese ``更好的回答是：A``, ``回答A更好``, ``最终判决：平局``,
+   ``两者一样好``.
 3. **The whole judgment is the verdict** (AlpacaEval): ``m`` (the first output) or ``M`` (the
-   second), ``Output (a)`` / ``Output (b)``, a lone ``A``/``B``, or a lone number — also as
-   the last line after reasoning.
+   second), ``Output (a)`` / ``Output (b)``, a lone ``A``/``B``, or a lone number (``7``,
+   ``7/10``) — also as the last line after reasoning.
 
 Full-width forms (``［［Ａ］］``, ``评分：８``) are folded with NFKC and markdown emphasis is
 dropped inside the parser, so it does not depend on the chain.  Two different verdicts in the
@@ -59,19 +62,33 @@ class JudgeParams(Params):
         return self
 
 
-_NUM: Final = r"(?P<num>\d{1,3}(?:\.\d+)?)"
-_SCALE: Final = r"(?:\s*(?:/|out\s+of|分?满分)\s*(?P<den>\d{1,3}))?"
+_NUM: Final = r"(?P<num>[0-9]{1,3}(?:\.[0-9]+)?)"
+_SCALE: Final = r"(?:\s*(?:/|out\s+of|分?满分)\s*(?P<den>[0-9]{1,3}))?"
 
 # Tier 1: MT-Bench brackets.
-_BRACKET_PAIR: Final = compile_pattern(r"\[\[\s*(?P<a>\d{1,3}(?:\.\d+)?)\s*,\s*(?P<b>\d{1,3}(?:\.\d+)?)\s*\]\]")
+_BRACKET_PAIR: Final = compile_pattern(r"\[\[\s*(?P<a>[0-9]{1,3}(?:\.[0-9]+)?)\s*,\s*(?P<b>[0-9]{1,3}(?:\.[0-9]+)?)\s*\]\]")
 _BRACKET_PREF: Final = compile_pattern(r"\[\[\s*(?P<pref>A|B|C|tie)\s*\]\]", regex.IGNORECASE)
 _BRACKET_ARENA: Final = compile_pattern(r"\[\[\s*(?P<x>A|B)\s*(?P<op>>>|>|=|<<|<)\s*(?P<y>A|B)\s*\]\]")
-_BRACKET_RATING: Final = compile_pattern(r"\[\[\s*" + _NUM + r"\s*(?:/\s*(?P<den>\d{1,3}))?\s*\]\]")
+_RESULT: Final = compile_pattern(r"\[RESULT\]\s*(?:(?P<pref>A|B)\b|" + _NUM + r"(?:\s*/\s*(?P<den>[0-9]{1,3}))?(?![[0-9].]*[0-9]))")
+_ALPACA_RANK: Final = compile_pattern(
+    r"""['"]model['"]\s*:\s*['"]model_(?P<which>[12])['"]\s*,\s*['"]rank['"]\s*:\s*1(?![0-9])""")
+_BRACKET_RATING: Final = compile_pattern(r"\[\[\s*" + _NUM + r"\s*(?:/\s*(?P<den>[0-9]{1,3}))?\s*\]\]")
 
 # Tier 2: markers.
 _RATING_MARKER: Final = compile_pattern(
-    r"(?:\b(?:overall\s+)?(?:rating|score)\s*(?:is|of|:)?\s*|(?:评分|打分|得分|分数|评级)\s*(?:是|为)?\s*[:：]?\s*)"
-    + _NUM + r"\s*分?" + _SCALE + r"(?![\d.]*\d)",
+    r"(?:\b(?:overall\s+)?(?:rating|score)\s*(?:is|of|:)?\s*\[?\s*|(?:评分|打分|得分|分数|评级)\s*(?:是|为)?\s*[:：]?\s*\[?\s*"
+    r"|(?:打|给出?|评为?)\s*)"
+    + _NUM + r"\s*\]?\s*分?" + _SCALE + r"(?![[0-9].]*[0-9])",
+    regex.IGNORECASE,
+)
+_EN_PREF_SENTENCE: Final = compile_pattern(
+    r"\b(?:assistant|response|answer|output|model)\s+(?P<pref>A|B)\s+is\s+(?:clearly\s+|much\s+|slightly\s+|significantly\s+)?"
+    r"(?:the\s+)?(?:better|superior|winner|preferred|more\s+helpful)\b(?!\s+(?:at|in|on|for)\b)",
+    regex.IGNORECASE,
+)
+_EN_TIE: Final = compile_pattern(
+    r"\b(?:it'?s|it\s+is|this\s+is)\s+a\s+tie\b|\b(?:both|the\s+two)\s+(?:responses|answers|assistants|outputs)\s+are\s+"
+    r"equally\s+(?:good|helpful|bad|poor)\b",
     regex.IGNORECASE,
 )
 _PREF_MARKER: Final = compile_pattern(
@@ -88,7 +105,8 @@ _ZH_TIE: Final = compile_pattern(r"两者?(?:一样好|相当|不分上下|打�
 
 # Tier 3: the judgment (or its last line) is the verdict.
 _WHOLE: Final = compile_pattern(
-    r"(?:(?P<m>m|M)|output\s*\(\s*(?P<out>a|b)\s*\)|\(?(?P<pref>A|B)\)?|(?P<tie>tie)|" + _NUM + r")\s*[.。!]?",
+    r"(?:(?P<m>m|M)|output\s*\(\s*(?P<out>a|b)\s*\)|\(?(?P<pref>A|B)\)?|(?P<tie>tie)|" + _NUM
+    + r"(?:\s*/\s*(?P<den>[0-9]{1,3}))?)\s*[.。!]?",
     regex.IGNORECASE,
 )
 
@@ -140,6 +158,10 @@ def _tier1(text: str, low: int, high: int, timeout: float) -> list[_Found]:
             found.append((m.start(), _Found("tie" if op == "=" else x if op.startswith(">") else y)))
     for m in _BRACKET_RATING.finditer(text, timeout=timeout):
         found.append((m.start(), _rating(m["num"], m["den"], low, high)))
+    for m in _RESULT.finditer(text, timeout=timeout):
+        found.append((m.start(), _Found(m["pref"]) if m["pref"] else _rating(m["num"], m["den"], low, high)))
+    for m in _ALPACA_RANK.finditer(text, timeout=timeout):
+        found.append((m.start(), _Found("A" if m["which"] == "1" else "B")))
     return [f for _, f in sorted(found, key=lambda x: x[0])]
 
 
@@ -147,11 +169,12 @@ def _tier2(text: str, low: int, high: int, timeout: float) -> list[_Found]:
     found: list[tuple[int, _Found]] = []
     for m in _RATING_MARKER.finditer(text, timeout=timeout):
         found.append((m.start(), _rating(m["num"], m["den"], low, high)))
-    for pattern in (_PREF_MARKER, _ZH_PREF_MARKER, _ZH_PREF_AFTER):
+    for pattern in (_PREF_MARKER, _ZH_PREF_MARKER, _ZH_PREF_AFTER, _EN_PREF_SENTENCE):
         for m in pattern.finditer(text, timeout=timeout):
             found.append((m.start(), _Found(_preference(m["pref"]))))
-    for m in _ZH_TIE.finditer(text, timeout=timeout):
-        found.append((m.start(), _Found("tie")))
+    for pattern in (_ZH_TIE, _EN_TIE):
+        for m in pattern.finditer(text, timeout=timeout):
+            found.append((m.start(), _Found("tie")))
     return [f for _, f in sorted(found, key=lambda x: x[0])]
 
 
@@ -170,7 +193,7 @@ def _tier3(text: str, low: int, high: int, timeout: float) -> list[_Found]:
         return [_Found(m["pref"].upper())]
     if m["tie"] is not None:
         return [_Found("tie")]
-    return [_rating(m["num"], None, low, high)]
+    return [_rating(m["num"], m["den"], low, high)]
 
 
 def _kind_of(verdict: Verdict) -> str:

@@ -33,7 +33,7 @@ _CHAIN: Final = compile_pattern(_BRACKETED + r"(?:\s*+>\s*+" + _BRACKETED + r")+
 #: A chain of bare ids (``2 > 1 > 3``) counts only as a whole line: in prose ``3 > 2`` is a comparison.
 _BARE_LINE: Final = compile_pattern(r"[ \t]*+" + _ID + r"+(?:[ \t]*+>[ \t]*+" + _ID + r"+)++[ \t]*+[.。]?+[ \t]*+")
 _ONE_ID: Final = compile_pattern(_ID)
-_NUMBERED: Final = compile_pattern(r"[ \t]*+(\d{1,4})[.)][ \t]*+(?:\[[ \t]*+(" + _ID + r"+)[ \t]*+\]|(" + _ID + r"+))[ \t]*+")
+_NUMBERED: Final = compile_pattern(r"[ \t]*+([0-9]{1,4})[.)][ \t]*+(?:\[[ \t]*+(" + _ID + r"+)[ \t]*+\]|(" + _ID + r"+))[ \t]*+")
 
 
 def _numbered(text: str, timeout: float) -> list[str] | None:
@@ -53,7 +53,7 @@ def _numbered(text: str, timeout: float) -> list[str] | None:
     return best
 
 
-_SCALAR: Final = r'(?:"(?:[^"\\\n]|\\.)*+"|-?\d++)'
+_SCALAR: Final = r'(?:"(?:[^"\\\n]|\\.)*+"|-?[0-9]++)'
 #: A flat JSON array of strings and integers (nested arrays are no list of ids); the pattern
 #: cannot backtrack into itself, so finding every array is linear in the text.
 _FLAT_ARRAY: Final = compile_pattern(r"\[\s*+" + _SCALAR + r"(?:\s*+,\s*+" + _SCALAR + r")*+\s*+\]")
