@@ -17,6 +17,7 @@ from normalize.jsonl import read_jsonl, write_jsonl
 from normalize.pack import Pack, canonical_json, load_pack
 from normalize.rows import normalize_rows
 from scoring._items import item_from_row, run_label, task_name
+from scoring._textsim import paired_text_report
 from scoring.aggregate import AGGREGATES, aggregate_rows
 from scoring.metrics import (
     METRICS,
@@ -146,6 +147,40 @@ def cmd_score(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- compare
 
 
+def _id_key(out: Mapping[str, Any]) -> str:
+    raw_id = out["id"]
+    return f"{task_name(out)}/{raw_id if isinstance(raw_id, str) else canonical_json(raw_id)}"
+
+
+def per_id_texts(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[str, tuple[str, tuple[str, ...], Any]]:
+    """Hypothesis, references and text settings per ``task/id`` (the first row of an id)."""
+    texts: dict[str, tuple[str, tuple[str, ...], Any]] = {}
+    for out, score in zip(outs, scores, strict=True):
+        if score.texts is None or score.config is None or out.get("id") is None:
+            continue
+        texts.setdefault(_id_key(out), (score.texts[0], score.texts[1], score.config.text))
+    return texts
+
+
+def paired_text_sections(a: Mapping[str, tuple[str, tuple[str, ...], Any]], b: Mapping[str, tuple[str, tuple[str, ...], Any]],
+                         *, n_resamples: int, seed: int) -> dict[str, Any]:
+    """Per task: corpus-level B − A of each text metric on the shared ids (paired bootstrap)."""
+    by_task: dict[str, list[str]] = {}
+    for key in a:
+        if key in b:
+            by_task.setdefault(key.rsplit("/", 1)[0], []).append(key)
+    out: dict[str, Any] = {}
+    for task, keys in by_task.items():
+        settings = {a[k][2] for k in keys} | {b[k][2] for k in keys}
+        if len(settings) != 1:
+            out[task] = {"note": "the two files' rows use different text-metric settings"}
+            continue
+        (chosen,) = settings
+        out[task] = paired_text_report([a[k][0] for k in keys], [b[k][0] for k in keys], [a[k][1] for k in keys],
+                                       chosen, n_resamples=n_resamples, seed=seed)
+    return out
+
+
 def per_id_values(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[str, float]:
     """Mean score per ``task/id`` over scorable rows (several runs or samples of an id are averaged)."""
     sums: dict[str, list[float]] = {}
@@ -163,8 +198,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
     check_scoring(pack)
     with MathVerifier() as verifier:
-        a = per_id_values(*score_file(pack, args.a, verifier=verifier))
-        b = per_id_values(*score_file(pack, args.b, verifier=verifier))
+        scored_a = score_file(pack, args.a, verifier=verifier)
+        scored_b = score_file(pack, args.b, verifier=verifier)
+    a, b = per_id_values(*scored_a), per_id_values(*scored_b)
+    texts = paired_text_sections(per_id_texts(*scored_a), per_id_texts(*scored_b),
+                                 n_resamples=args.bootstrap, seed=args.seed)
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
@@ -182,6 +220,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "bootstrap": {"method": "paired percentile", "n_resamples": args.bootstrap, "seed": args.seed,
                           "confidence": 0.95},
             "mcnemar": tests["mcnemar"], "permutation": tests["permutation"], "mdd": tests["mdd"],
+            "text_metrics": texts,
             "only_in_a": only_a, "only_in_b": only_b,
             "pack": {"signature": pack.signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2))
@@ -203,6 +242,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     mdd = tests["mdd"]
     print(f"minimum detectable difference with {len(shared)} paired items: {mdd['paired']:.3f} "
           f"(two-sided 5 %, 80 % power; independent samples at mean A: {mdd['unpaired']:.3f})")
+    for task, block in texts.items():
+        if "note" in block:
+            print(f"text metrics, {task}: {block['note']}")
+            continue
+        print(f"text metrics, {task}: corpus-level B − A, paired bootstrap over sentences:")
+        for name, m in block.items():
+            digits = 2 if m["scale"] == 100 else 3
+            arrow = "" if m["higher_is_better"] else ", lower is better"
+            print(f"  {name:<9} A {m['a']:.{digits}f}  B {m['b']:.{digits}f}  B − A {m['diff']:+.{digits}f} "
+                  f"[{m['low']:+.{digits}f}, {m['high']:+.{digits}f}]  share B not better {m['p_b_not_better']:.3f}"
+                  f"  ({m['signature']}{arrow})")
     for label, keys in (("A", only_a), ("B", only_b)):
         if keys:
             shown = ", ".join(keys[:_LIST_IDS]) + (f", … ({len(keys) - _LIST_IDS} more)" if len(keys) > _LIST_IDS else "")

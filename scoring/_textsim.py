@@ -44,6 +44,7 @@ __all__ = [
     "TEXT_METRICS",
     "TextSettings",
     "corpus_stats",
+    "paired_text_report",
     "require_text_extra",
     "rouge_tokens",
     "sentence_score",
@@ -422,4 +423,44 @@ def text_metric_report(
             "higher_is_better": name not in LOWER_IS_BETTER,
             "signature": data.signature,
         }
+    return out
+
+
+def paired_text_report(
+    hyps_a: Sequence[str],
+    hyps_b: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    settings: TextSettings,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Two systems on the same sentences: per metric, corpus-level B − A with a paired bootstrap
+    (the same resampled sentences for both, each corpus statistic recomputed, as sacrebleu's
+    paired bootstrap does) and the share of resamples in which B is not better than A.
+
+    >>> r = paired_text_report(["a cat", "the dog"], ["a cat sat", "the dog ran"],
+    ...                        [["a cat sat"], ["the dog ran"]], TextSettings(metrics=("wer",)), n_resamples=50)
+    >>> r["wer"]["a"], r["wer"]["b"], r["wer"]["diff"]
+    (0.3333333333333333, 0.0, -0.3333333333333333)
+    """
+    if len(hyps_a) != len(hyps_b):
+        raise ValueError(f"paired systems need the same sentences, got {len(hyps_a)} and {len(hyps_b)}")
+    indices = _resample_indices(len(hyps_a), n_resamples, seed)
+    alpha = 1.0 - confidence
+    out: dict[str, Any] = {}
+    for name in settings.metrics:
+        one = corpus_stats(name, hyps_a, refs, settings)
+        two = corpus_stats(name, hyps_b, refs, settings)
+        a = one.compute(one.stats.sum(0))
+        b = two.compute(two.stats.sum(0))
+        diffs = np.array([two.compute(two.stats[idx].sum(0)) - one.compute(one.stats[idx].sum(0)) for idx in indices])
+        better = name not in LOWER_IS_BETTER
+        not_better = float(np.mean(diffs <= 0.0)) if better else float(np.mean(diffs >= 0.0))
+        low = min(float(np.quantile(diffs, alpha / 2)), b - a)
+        high = max(float(np.quantile(diffs, 1 - alpha / 2)), b - a)
+        out[name] = {"a": a, "b": b, "diff": b - a, "low": low, "high": high, "p_b_not_better": not_better,
+                     "higher_is_better": better, "scale": 100 if name in _HUNDRED else 1,
+                     "n": len(hyps_a), "signature": two.signature}
     return out

@@ -206,3 +206,18 @@ def test_pairwise_sections_survive_aggregation(tmp_path: Path) -> None:
     assert main(["score", judge, "--report", str(voted), "--bootstrap", "50", "--aggregate", "vote"]) == 0
     a, b = (json.loads(p.read_text(encoding="utf-8")) for p in (plain, voted))
     assert [g["pairwise"] for g in a["groups"]] == [g["pairwise"] for g in b["groups"]]
+
+
+def test_table_and_markdown_show_the_sections(capsys: pytest.CaptureFixture[str]) -> None:
+    from scoring.cli import main
+
+    for name, needles in (("judge", ["pairwise judge verdicts:", "position bias: 10 pairs judged in both orders",
+                                     "anchor gpt-4o = 1000", "mean rating:"]),
+                          ("writing", ["text metrics:", "nrefs:var|case:mixed|eff:no|tok:13a", "(lower is better)",
+                                       "tok:cjk-char+alnum"]),
+                          ("ranking", ["ranking metrics:", "ndcg", "mrr"])):
+        for fmt in ("table", "markdown"):
+            assert main(["score", str(ROOT / "examples" / f"{name}.jsonl"), "--bootstrap", "30", "--format", fmt]) == 0
+            out = capsys.readouterr().out
+            for needle in needles:
+                assert needle in out, (name, fmt, needle)

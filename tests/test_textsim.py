@@ -259,3 +259,31 @@ def test_intervals_contain_their_point() -> None:
             b = block[level]
             assert b["low"] <= b["value"] <= b["high"], (name, level)
             assert all(math.isfinite(b[k]) for k in ("low", "value", "high"))
+
+
+def test_paired_text_report_recomputes_both_corpora_on_the_same_resamples() -> None:
+    from scoring._textsim import paired_text_report
+
+    other = [*REFS[:3], *HYPS[3:]]
+    report = paired_text_report(HYPS, other, single(REFS), TextSettings(metrics=("bleu", "ter")), n_resamples=100,
+                                seed=4)
+    assert report["bleu"]["a"] == pytest.approx(sacrebleu.corpus_bleu(HYPS, [REFS]).score)
+    assert report["bleu"]["b"] == pytest.approx(sacrebleu.corpus_bleu(other, [REFS]).score)
+    idxs = np.random.default_rng(4).integers(0, len(HYPS), size=(100, len(HYPS)))
+    diffs = [sacrebleu.corpus_bleu([other[i] for i in idx], [[REFS[i] for i in idx]]).score
+             - sacrebleu.corpus_bleu([HYPS[i] for i in idx], [[REFS[i] for i in idx]]).score for idx in idxs]
+    assert report["bleu"]["low"] == pytest.approx(min(float(np.quantile(diffs, 0.025)), report["bleu"]["diff"]))
+    assert report["bleu"]["p_b_not_better"] == pytest.approx(float(np.mean(np.array(diffs) <= 0)))
+    assert report["ter"]["diff"] < 0 and report["ter"]["higher_is_better"] is False
+
+
+def test_compare_reports_text_metrics(capsys: pytest.CaptureFixture[str]) -> None:
+    from scoring.cli import main
+
+    root = Path(__file__).resolve().parent.parent
+    assert main(["compare", str(root / "examples" / "writing.jsonl"), str(root / "examples" / "writing_b.jsonl"),
+                 "--format", "json", "--bootstrap", "100"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    bleu = data["text_metrics"]["creative_writing"]["bleu"]
+    assert bleu["b"] > bleu["a"] and bleu["low"] <= bleu["diff"] <= bleu["high"]
+    assert data["mcnemar"]["note"]  # graded values: McNemar says why it is not run
