@@ -44,6 +44,7 @@ __all__ = [
     "TEXT_METRICS",
     "TextSettings",
     "corpus_stats",
+    "our_signature",
     "paired_text_report",
     "require_text_extra",
     "rouge_tokens",
@@ -415,6 +416,7 @@ def text_metric_report(
         boot_sentence = data.sentence[indices].mean(axis=1)
         c_low, c_high = _percentile(boot_corpus, confidence, corpus)
         s_low, s_high = _percentile(boot_sentence, confidence, sentence)
+        ours = our_signature(name, settings, n_resamples=n_resamples, seed=seed, confidence=confidence)
         out[name] = {
             "corpus": {"value": corpus, "low": c_low, "high": c_high},
             "sentence": {"value": sentence, "low": s_low, "high": s_high},
@@ -422,8 +424,42 @@ def text_metric_report(
             "scale": 100 if name in _HUNDRED else 1,
             "higher_is_better": name not in LOWER_IS_BETTER,
             "signature": data.signature,
+            "ours": ours,
+            "ours_hash": _short_hash(ours),
         }
     return out
+
+
+def our_signature(name: str, settings: TextSettings, *, n_resamples: int, seed: int, confidence: float) -> str:
+    """Our readable signature of how a text metric was computed and resampled (beside the
+    library's own): the metric's settings, the corpus statistic, and the bootstrap.
+
+    >>> our_signature("bleu", TextSettings(), n_resamples=1000, seed=0, confidence=0.95)
+    'bleu|tok:13a|corpus:summed-stats|sentence:eff-order|multi-ref:native|boot:percentile,n=1000,seed=0,conf=0.95'
+    """
+    parts = [name]
+    if name == "bleu":
+        parts += [f"tok:{settings.bleu_tokenize}", "corpus:summed-stats", "sentence:eff-order", "multi-ref:native"]
+    elif name in ("chrf", "ter"):
+        parts += ["corpus:summed-stats", "multi-ref:native"]
+    elif name in ROUGE_TYPES:
+        parts += ["tok:cjk-char+alnum", "corpus:mean", "multi-ref:max"]
+    elif name in ("wer", "cer"):
+        parts += ["unit:word,cjk-char" if name == "wer" else "unit:char", "corpus:edits/ref-length",
+                  "multi-ref:fewest-edits"]
+    elif name == "bertscore":
+        parts += [f"model:{Path(settings.bertscore_model or '').name}", f"layer:{settings.bertscore_layers or 'last'}",
+                  f"idf:{'yes' if settings.bertscore_idf else 'no'}", "corpus:mean", "multi-ref:max"]
+    else:
+        parts += ["strip", "corpus:mean"]
+    parts.append(f"boot:percentile,n={n_resamples},seed={seed},conf={confidence:g}")
+    return "|".join(parts)
+
+
+def _short_hash(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def paired_text_report(

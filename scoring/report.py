@@ -402,7 +402,8 @@ def _metric_lines(report: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
     texts = _deduped(report, "text_metrics")
     if texts:
-        lines += ["", "text metrics: corpus [CI] | sentence mean [CI] | signature (unparsed rows scored as empty text)"]
+        lines += ["", "text metrics: corpus [CI] | sentence mean [CI] | library signature | our signature's hash "
+                      "(the JSON report spells it out; unparsed rows scored as empty text)"]
         for labels, block in texts:
             if "note" in block:
                 lines.append(f"  {labels}: {block['note']}")
@@ -417,7 +418,7 @@ def _metric_lines(report: Mapping[str, Any]) -> list[str]:
                 arrow = "" if m["higher_is_better"] else " (lower is better)"
                 lines.append(f"    {name:<9} {_fmt(c['value'], sc)} [{_fmt(c['low'], sc)}, {_fmt(c['high'], sc)}]"
                              f" | {_fmt(t['value'], sc)} [{_fmt(t['low'], sc)}, {_fmt(t['high'], sc)}]"
-                             f" | {m['signature']}{arrow}")
+                             f" | {m['signature']} | ours {m['ours_hash']}{arrow}")
     ranks = _deduped(report, "ranking")
     if ranks:
         lines += ["", "ranking metrics: mean [CI]"]

@@ -287,3 +287,13 @@ def test_compare_reports_text_metrics(capsys: pytest.CaptureFixture[str]) -> Non
     bleu = data["text_metrics"]["creative_writing"]["bleu"]
     assert bleu["b"] > bleu["a"] and bleu["low"] <= bleu["diff"] <= bleu["high"]
     assert data["mcnemar"]["note"]  # graded values: McNemar says why it is not run
+
+
+def test_signatures_are_pinned() -> None:
+    report = text_metric_report(HYPS, single(REFS), TextSettings(metrics=("bleu", "rougeL", "wer")), n_resamples=10)
+    assert report["bleu"]["signature"] == f"nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:{sacrebleu.__version__}"
+    assert report["bleu"]["ours"] == ("bleu|tok:13a|corpus:summed-stats|sentence:eff-order|multi-ref:native|"
+                                      "boot:percentile,n=10,seed=0,conf=0.95")
+    assert report["bleu"]["ours_hash"] == "67e63a535f45"
+    assert report["rougeL"]["ours"].startswith("rougeL|tok:cjk-char+alnum|corpus:mean|multi-ref:max|")
+    assert report["wer"]["ours"].startswith("wer|unit:word,cjk-char|corpus:edits/ref-length|")
