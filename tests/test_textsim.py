@@ -297,3 +297,22 @@ def test_signatures_are_pinned() -> None:
     assert report["bleu"]["ours_hash"] == "67e63a535f45"
     assert report["rougeL"]["ours"].startswith("rougeL|tok:cjk-char+alnum|corpus:mean|multi-ref:max|")
     assert report["wer"]["ours"].startswith("wer|unit:word,cjk-char|corpus:edits/ref-length|")
+
+
+def test_a_missing_extra_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from scoring._textsim import require_text_extra
+
+    real = importlib.import_module
+
+    def fake(name: str, package: str | None = None) -> object:
+        if name == "jiwer":
+            raise ModuleNotFoundError("No module named 'jiwer'")
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", fake)
+    with pytest.raises(ValueError, match=r"extra 'text'.*harness-normalize\[text\]"):
+        require_text_extra("jiwer")
+    with pytest.raises(ValueError, match="extra 'text'"):
+        text_metric_report(HYPS, single(REFS), TextSettings(metrics=("wer",)), n_resamples=5)
