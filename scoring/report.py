@@ -189,6 +189,11 @@ def _pairwise_block(judges: Sequence[Any], n_resamples: int, seed: int, confiden
         return out
     ((policy, anchor, anchor_rating),) = settings
     pairs = [j for j in judges if j.model_a is not None and j.model_b is not None and j.model_a != j.model_b]
+    odd = sum(1 for j in judges if (j.model_a is None) != (j.model_b is None)
+              or (j.model_a is not None and j.model_a == j.model_b))
+    if odd:
+        out["note"] = (f"{odd} judge rows left out of the pairwise comparison: they name one of model_a/model_b "
+                       "only, or the same model twice")
     if pairs:
         verdicts = [Judgment(j.key, j.model_a, j.model_b, j.verdict if isinstance(j.verdict, str) else None)
                     for j in pairs]
@@ -200,7 +205,7 @@ def _pairwise_block(judges: Sequence[Any], n_resamples: int, seed: int, confiden
                 out["bradley_terry"] = bt_bootstrap(resolved.battles, anchor=anchor, anchor_rating=anchor_rating,
                                                     n_resamples=n_resamples, seed=seed, confidence=confidence)
             except (NotIdentifiable, ValueError) as exc:
-                out["note"] = f"no Bradley–Terry ratings: {exc}"
+                out["note"] = "; ".join(filter(None, [out["note"], f"no Bradley–Terry ratings: {exc}"]))
     rated: dict[str, list[float]] = {}
     for j in judges:
         if j.model is not None and isinstance(j.verdict, (int, float)) and not isinstance(j.verdict, bool):

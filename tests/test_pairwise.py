@@ -221,3 +221,21 @@ def test_table_and_markdown_show_the_sections(capsys: pytest.CaptureFixture[str]
             out = capsys.readouterr().out
             for needle in needles:
                 assert needle in out, (name, fmt, needle)
+
+
+def test_odd_judge_rows_are_counted_not_dropped_silently(tmp_path: Path) -> None:
+    from scoring.cli import main
+
+    rows = tmp_path / "j.jsonl"
+    rows.write_text("\n".join(json.dumps(r) for r in [
+        {"id": 1, "task": "judge", "model_a": "x", "model_b": "y", "output": "[[A]]"},
+        {"id": 2, "task": "judge", "model_a": "y", "model_b": "x", "output": "[[A]]"},
+        {"id": 3, "task": "judge", "model_a": "x", "output": "[[A]]"},
+        {"id": 4, "task": "judge", "model_a": "x", "model_b": "x", "output": "[[B]]"},
+    ]) + "\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert main(["score", str(rows), "--report", str(out), "--bootstrap", "20"]) == 0
+    pw = json.loads(out.read_text(encoding="utf-8"))["groups"][-1]["pairwise"]
+    assert pw["note"].startswith("2 judge rows left out")
+    assert pw["win_rates"]["x"]["wins"] == 1 and pw["win_rates"]["y"]["wins"] == 1
+    assert pw["bradley_terry"]["ratings"]["x"]["value"] == pw["bradley_terry"]["ratings"]["y"]["value"] == 1000.0
