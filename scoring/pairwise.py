@@ -44,6 +44,7 @@ __all__ = [
     "PositionBias",
     "bradley_terry",
     "bt_bootstrap",
+    "head_to_head",
     "mcnemar",
     "minimum_detectable_difference",
     "paired_permutation",
@@ -105,6 +106,22 @@ def win_rates(battles: Iterable[Battle]) -> dict[str, dict[str, Any]]:
         n = w + lo + t
         out[model] = {"wins": w, "losses": lo, "ties": t, "n": n, "win_rate": (w + 0.5 * t) / n}
     return out
+
+
+def head_to_head(battles: Iterable[Battle]) -> dict[str, dict[str, dict[str, Any]]]:
+    """``[x][y]``: x's wins, losses, ties against y and its win rate there (a tie counts half).
+
+    >>> head_to_head([Battle("x", "y", "A"), Battle("y", "x", "tie")])["y"]["x"]
+    {'wins': 0, 'losses': 1, 'ties': 1, 'n': 2, 'win_rate': 0.25}
+    """
+    table: dict[str, dict[str, list[int]]] = {}
+    for b in _check(battles):
+        for me, other, won in ((b.model_a, b.model_b, "A"), (b.model_b, b.model_a, "B")):
+            cell = table.setdefault(me, {}).setdefault(other, [0, 0, 0])
+            cell[2 if b.winner == "tie" else 0 if b.winner == won else 1] += 1
+    return {me: {other: {"wins": w, "losses": lo, "ties": t, "n": w + lo + t, "win_rate": (w + 0.5 * t) / (w + lo + t)}
+                 for other, (w, lo, t) in sorted(row.items())}
+            for me, row in sorted(table.items())}
 
 
 # --------------------------------------------------------------------------- Bradley–Terry

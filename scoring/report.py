@@ -47,6 +47,7 @@ from scoring.pairwise import (
     Judgment,
     NotIdentifiable,
     bt_bootstrap,
+    head_to_head,
     minimum_detectable_difference,
     ratings_by_model,
     resolve_orders,
@@ -182,8 +183,8 @@ def _ranking_block(scorable: Sequence[Item], interval: _Intervals) -> dict[str, 
 
 def _pairwise_block(judges: Sequence[Any], n_resamples: int, seed: int, confidence: float) -> dict[str, Any]:
     settings = {(j.position_bias, j.anchor, j.anchor_rating) for j in judges}
-    out: dict[str, Any] = {"note": None, "position_bias": None, "win_rates": None, "bradley_terry": None,
-                           "ratings": None}
+    out: dict[str, Any] = {"note": None, "position_bias": None, "win_rates": None, "head_to_head": None,
+                           "bradley_terry": None, "ratings": None}
     if len(settings) > 1:
         out["note"] = "tasks with different pairwise settings: see each task's group"
         return out
@@ -201,6 +202,7 @@ def _pairwise_block(judges: Sequence[Any], n_resamples: int, seed: int, confiden
         out["position_bias"] = resolved.to_json()
         if resolved.battles:
             out["win_rates"] = win_rates(resolved.battles)
+            out["head_to_head"] = head_to_head(resolved.battles)
             try:
                 out["bradley_terry"] = bt_bootstrap(resolved.battles, anchor=anchor, anchor_rating=anchor_rating,
                                                     n_resamples=n_resamples, seed=seed, confidence=confidence)

@@ -239,3 +239,17 @@ def test_odd_judge_rows_are_counted_not_dropped_silently(tmp_path: Path) -> None
     assert pw["note"].startswith("2 judge rows left out")
     assert pw["win_rates"]["x"]["wins"] == 1 and pw["win_rates"]["y"]["wins"] == 1
     assert pw["bradley_terry"]["ratings"]["x"]["value"] == pw["bradley_terry"]["ratings"]["y"]["value"] == 1000.0
+
+
+def test_head_to_head_is_consistent_with_win_rates() -> None:
+    from scoring.pairwise import head_to_head
+
+    battles = seed_battles() + [Battle("m2", "m0", "tie")]
+    table, rates = head_to_head(battles), win_rates(battles)
+    for model, row in table.items():
+        assert sum(c["wins"] for c in row.values()) == rates[model]["wins"]
+        assert sum(c["ties"] for c in row.values()) == rates[model]["ties"]
+        for other, cell in row.items():
+            mirror = table[other][model]
+            assert (cell["wins"], cell["losses"], cell["ties"]) == (mirror["losses"], mirror["wins"], mirror["ties"])
+    assert table["m0"]["m1"]["win_rate"] == 0.7
