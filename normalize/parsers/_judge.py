@@ -20,8 +20,9 @@ statement must agree:
    responses are equally good``; Chinese ``更好的回答是：A``, ``回答A更好``, ``最终判决：平局``,
    ``两者一样好``.
 3. **The whole judgment is the verdict** (AlpacaEval): ``m`` (the first output) or ``M`` (the
-   second), ``Output (a)`` / ``Output (b)``, a lone ``A``/``B``, or a lone number (``7``,
-   ``7/10``) — also as the last line after reasoning.
+   second), ``Output (a)`` / ``Output (b)``, a lone ``A``/``B``, Chatbot Arena's ``model_a`` /
+   ``model_b`` / ``tie`` / ``tie (bothbad)``, or a lone number (``7``, ``7/10``) — also as the
+   last line after reasoning.
 
 Full-width forms (``［［Ａ］］``, ``评分：８``) are folded with NFKC and markdown emphasis is
 dropped inside the parser, so it does not depend on the chain.  Two different verdicts in the
@@ -105,7 +106,8 @@ _ZH_TIE: Final = compile_pattern(r"两者?(?:一样好|相当|不分上下|打�
 
 # Tier 3: the judgment (or its last line) is the verdict.
 _WHOLE: Final = compile_pattern(
-    r"(?:(?P<m>m|M)|output\s*\(\s*(?P<out>a|b)\s*\)|\(?(?P<pref>A|B)\)?|(?P<tie>tie)|" + _NUM
+    r"(?:(?P<m>m|M)|output\s*\(\s*(?P<out>a|b)\s*\)|model_(?P<arena>a|b)|\(?(?P<pref>A|B)\)?"
+    r"|(?P<tie>tie(?:\s*\(bothbad\))?|both_bad)|" + _NUM
     + r"(?:\s*/\s*(?P<den>[0-9]{1,3}))?)\s*[.。!]?",
     regex.IGNORECASE,
 )
@@ -189,6 +191,8 @@ def _tier3(text: str, low: int, high: int, timeout: float) -> list[_Found]:
         return [_Found("A" if m["m"] == "m" else "B")]
     if m["out"] is not None:
         return [_Found(m["out"].upper())]
+    if m["arena"] is not None:
+        return [_Found(m["arena"].upper())]
     if m["pref"] is not None:
         return [_Found(m["pref"].upper())]
     if m["tie"] is not None:
