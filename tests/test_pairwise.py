@@ -244,7 +244,7 @@ def test_odd_judge_rows_are_counted_not_dropped_silently(tmp_path: Path) -> None
 def test_head_to_head_is_consistent_with_win_rates() -> None:
     from scoring.pairwise import head_to_head
 
-    battles = seed_battles() + [Battle("m2", "m0", "tie")]
+    battles = [*seed_battles(), Battle("m2", "m0", "tie")]
     table, rates = head_to_head(battles), win_rates(battles)
     for model, row in table.items():
         assert sum(c["wins"] for c in row.values()) == rates[model]["wins"]
