@@ -168,9 +168,8 @@ def _text_block(scorable: Sequence[Item], interval: _Intervals) -> dict[str, Any
         return None
     hyps = tuple(item.hypothesis or "" for item in texts)
     refs = tuple(item.references for item in texts)
-    block = dict(interval.text(chosen, hyps, refs))
-    block["unparsed_as_empty"] = sum(1 for item in texts if item.outcome == NO_ANSWER)
-    return {"metrics": block}
+    return {"metrics": interval.text(chosen, hyps, refs), "n": len(texts),
+            "unparsed_as_empty": sum(1 for item in texts if item.outcome == NO_ANSWER)}
 
 
 def _ranking_block(scorable: Sequence[Item], interval: _Intervals) -> dict[str, Any] | None:
@@ -416,11 +415,8 @@ def _metric_lines(report: Mapping[str, Any]) -> list[str]:
                 lines.append(f"  {labels}: {block['note']}")
                 continue
             metrics = block["metrics"]
-            lines.append(f"  {labels} (n={next(iter(v['n'] for k, v in metrics.items() if isinstance(v, dict)), 0)}, "
-                         f"unparsed {metrics['unparsed_as_empty']}):")
+            lines.append(f"  {labels} (n={block['n']}, unparsed {block['unparsed_as_empty']}):")
             for name, m in metrics.items():
-                if not isinstance(m, dict):
-                    continue
                 c, t, sc = m["corpus"], m["sentence"], m["scale"]
                 arrow = "" if m["higher_is_better"] else " (lower is better)"
                 lines.append(f"    {name:<9} {_fmt(c['value'], sc)} [{_fmt(c['low'], sc)}, {_fmt(c['high'], sc)}]"
