@@ -24,6 +24,7 @@ CTX = ParseContext()
     ("更好的回答是“B”。", "B"), ("模型A胜出", "A"), ("Overall score: 6 out of 10", 6),
     ("Winner: tie", "tie"), ("Better response: (A)", "A"), ("The preferred output is B.", "B"),
     ("Output (A)", "A"), ("(b)", "B"), ("m.", "A"),
+    ("Score 8/10", 8), ("Overall score: 6 out of 10", 6), ("我给它打8分", 8), ("model_a", "A"),
 ])
 def test_stated_verdicts(text: str, answer: object) -> None:
     result = parse_judge(text, JudgeParams(), CTX)
@@ -37,6 +38,10 @@ def test_stated_verdicts(text: str, answer: object) -> None:
     ("Assistant A is good. Assistant B is also good.", "no_answer"),
     ("I'd rate this highly.", "no_answer"),
     ("The answer mentions the letter A.", "no_answer"),
+    ("The better response is a bit longer, but both are fine.", "no_answer"),
+    ("The user asks to score 3 essays.", "no_answer"),
+    ("我给出3个理由。", "no_answer"),
+    ("Score is 1000", "no_answer"),
     ("Rating: [[15]]", "out_of_range"),
     ("Score: 8/100", "out_of_range"),
     ("[[A>A]]", "out_of_range"),

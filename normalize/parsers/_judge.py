@@ -70,20 +70,28 @@ _SCALE: Final = r"(?:\s*(?:/|out\s+of|分?满分)\s*(?P<den>[0-9]{1,3}))?"
 _BRACKET_PAIR: Final = compile_pattern(r"\[\[\s*(?P<a>[0-9]{1,3}(?:\.[0-9]+)?)\s*,\s*(?P<b>[0-9]{1,3}(?:\.[0-9]+)?)\s*\]\]")
 _BRACKET_PREF: Final = compile_pattern(r"\[\[\s*(?P<pref>A|B|C|tie)\s*\]\]", regex.IGNORECASE)
 _BRACKET_ARENA: Final = compile_pattern(r"\[\[\s*(?P<x>A|B)\s*(?P<op>>>|>|=|<<|<)\s*(?P<y>A|B)\s*\]\]")
-_RESULT: Final = compile_pattern(r"\[RESULT\]\s*(?:(?P<pref>A|B)\b|" + _NUM + r"(?:\s*/\s*(?P<den>[0-9]{1,3}))?(?![[0-9].]*[0-9]))")
+_RESULT: Final = compile_pattern(r"\[RESULT\]\s*(?:(?P<pref>A|B)\b|" + _NUM + r"(?:\s*/\s*(?P<den>[0-9]{1,3}))?(?![0-9.]*[0-9]))")
 _ALPACA_RANK: Final = compile_pattern(
     r"""['"]model['"]\s*:\s*['"]model_(?P<which>[12])['"]\s*,\s*['"]rank['"]\s*:\s*1(?![0-9])""")
 _BRACKET_RATING: Final = compile_pattern(r"\[\[\s*" + _NUM + r"\s*(?:/\s*(?P<den>[0-9]{1,3}))?\s*\]\]")
 
 # Tier 2: markers.
+_END: Final = r"(?![0-9.]*[0-9])"
+#: ``Rating: 7``, ``Score is 8/10``, ``评分：8分``: a marker and a separator, then the number.
 _RATING_MARKER: Final = compile_pattern(
-    r"(?:\b(?:overall\s+)?(?:rating|score)\s*(?:is|of|:)?\s*\[?\s*|(?:评分|打分|得分|分数|评级)\s*(?:是|为)?\s*[:：]?\s*\[?\s*"
-    r"|(?:打|给出?|评为?)\s*)"
-    + _NUM + r"\s*\]?\s*分?" + _SCALE + r"(?![[0-9].]*[0-9])",
+    r"(?:\b(?:overall\s+)?(?:rating|score)\s*(?:is|of|:|=)\s*\[?\s*|(?:评分|打分|得分|分数|评级)\s*(?:是|为)?\s*[:：]?\s*\[?\s*)"
+    + _NUM + r"\s*\]?\s*分?" + _SCALE + _END,
     regex.IGNORECASE,
 )
+#: ``Score 8/10``, ``rating 4 out of 5``: without a separator the scale must be stated.
+_RATING_SCALED: Final = compile_pattern(
+    r"\b(?:overall\s+)?(?:rating|score)\s+" + _NUM + r"\s*(?:/|out\s+of)\s*(?P<den>[0-9]{1,3})" + _END,
+    regex.IGNORECASE,
+)
+#: ``我给它打8分``, ``评为7分``: a verb of scoring, the number and 分.
+_ZH_RATING_VERB: Final = compile_pattern(r"(?:打|给出?|评为?)\s*" + _NUM + r"\s*分" + _SCALE + _END)
 _EN_PREF_SENTENCE: Final = compile_pattern(
-    r"\b(?:assistant|response|answer|output|model)\s+(?P<pref>A|B)\s+is\s+(?:clearly\s+|much\s+|slightly\s+|significantly\s+)?"
+    r"\b(?:assistant|response|answer|output|model)\s+(?P<pref>(?-i:A|B))\s+is\s+(?:clearly\s+|much\s+|slightly\s+|significantly\s+)?"
     r"(?:the\s+)?(?:better|superior|winner|preferred|more\s+helpful)\b(?!\s+(?:at|in|on|for)\b)",
     regex.IGNORECASE,
 )
@@ -94,7 +102,7 @@ _EN_TIE: Final = compile_pattern(
 )
 _PREF_MARKER: Final = compile_pattern(
     r"\b(?:final\s+verdict|verdict|better\s+(?:response|answer|output)|winner|preferred\s+(?:response|answer|output))"
-    r"\s*(?:is\s*:?|:)\s*(?:assistant|response|answer|output|model)?\s*[(\"']?\s*(?P<pref>A|B|tie)\b",
+    r"\s*(?:is\s*:?|:)\s*(?:assistant|response|answer|output|model)?\s*[(\"']?\s*(?P<pref>(?-i:A|B)|tie)\b",
     regex.IGNORECASE,
 )
 _ZH_PREF_MARKER: Final = compile_pattern(
@@ -169,8 +177,9 @@ def _tier1(text: str, low: int, high: int, timeout: float) -> list[_Found]:
 
 def _tier2(text: str, low: int, high: int, timeout: float) -> list[_Found]:
     found: list[tuple[int, _Found]] = []
-    for m in _RATING_MARKER.finditer(text, timeout=timeout):
-        found.append((m.start(), _rating(m["num"], m["den"], low, high)))
+    for pattern in (_RATING_MARKER, _RATING_SCALED, _ZH_RATING_VERB):
+        for m in pattern.finditer(text, timeout=timeout):
+            found.append((m.start(), _rating(m["num"], m["den"], low, high)))
     for pattern in (_PREF_MARKER, _ZH_PREF_MARKER, _ZH_PREF_AFTER, _EN_PREF_SENTENCE):
         for m in pattern.finditer(text, timeout=timeout):
             found.append((m.start(), _Found(_preference(m["pref"]))))
