@@ -315,7 +315,8 @@ def _bertscore_f(hyps: Sequence[str], refs: Sequence[Sequence[str]], settings: T
                         rescale_with_baseline=baseline is not None,
                         baseline_path=str(baseline) if baseline else None,
                         idf=settings.bertscore_idf,
-                        idf_sents=[r[0] for r in refs] if settings.bertscore_idf else None,
+                        # idf from every reference, as bert-score's own score() computes it
+                        idf_sents=[x for r in refs for x in r if x.strip()] if settings.bertscore_idf else None,
                         batch_size=settings.bertscore_batch_size, device=device)
     # bert-score sets the raw score of an empty candidate to 0 (and then rescales it); it does
     # so through a tokenizer call that newer transformers lack, so empty sentences are done here.

@@ -122,3 +122,11 @@ def test_bertscore_through_the_pack_and_report(tiny_bert: Path, tmp_path: Path) 
     got = overall["text_metrics"]["metrics"]["bertscore"]["corpus"]["value"]
     _p, _r, f = bert_score(HYPS, [list(r) for r in REFS], model_type=str(tiny_bert), num_layers=2)
     assert got == pytest.approx(float(f.mean()), abs=1e-6)
+
+
+def test_bertscore_idf_equals_bert_score(tiny_bert: Path) -> None:
+    settings = TextSettings(metrics=("bertscore",), bertscore_model=str(tiny_bert), bertscore_idf=True)
+    got = text_metric_report(HYPS, REFS, settings, n_resamples=10)["bertscore"]
+    _p, _r, f = bert_score(HYPS, [list(r) for r in REFS], model_type=str(tiny_bert), num_layers=2, idf=True)
+    assert got["corpus"]["value"] == pytest.approx(float(f.mean()), abs=1e-6)
+    assert "idf:yes" in got["signature"]
