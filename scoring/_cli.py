@@ -28,7 +28,7 @@ from scoring.metrics import (
     score_detail,
     scoring_config,
 )
-from scoring.pairwise import mcnemar, minimum_detectable_difference, paired_permutation
+from scoring.pairwise import mcnemar, minimum_detectable_difference, paired_permutation, shrunk_rate
 from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, build_report, render
 from scoring.stats import coefficient_of_variation, paired_bootstrap
 
@@ -265,7 +265,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def paired_tests(a: Sequence[float], b: Sequence[float], *, n_resamples: int, seed: int) -> dict[str, Any]:
     """McNemar (when every value is 0 or 1), a paired permutation test, and the minimum
     detectable difference of this many paired items (from the observed second moment of the
-    per-item differences: the discordance rate for right/wrong items)."""
+    per-item differences — the discordance rate for right/wrong items — shrunk toward 1/2 by
+    :func:`~scoring.pairwise.shrunk_rate`, so identical systems do not claim that every
+    difference is detectable)."""
     binary = all(v in (0.0, 1.0) for v in (*a, *b))
     if binary:
         mc = mcnemar([v == 1.0 for v in a], [v == 1.0 for v in b])
@@ -280,8 +282,8 @@ def paired_tests(a: Sequence[float], b: Sequence[float], *, n_resamples: int, se
         "mcnemar": mc_json,
         "permutation": {**perm._asdict(), "seed": seed},
         "mdd": {
-            "paired": minimum_detectable_difference(n, discordance=min(1.0, second)),
-            "unpaired": minimum_detectable_difference(n, accuracy=min(1.0, max(0.0, mean_a))),
+            "paired": minimum_detectable_difference(n, discordance=shrunk_rate(min(1.0, second), n)),
+            "unpaired": minimum_detectable_difference(n, accuracy=shrunk_rate(min(1.0, max(0.0, mean_a)), n)),
             "alpha": 0.05,
             "power": 0.8,
         },

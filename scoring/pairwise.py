@@ -50,6 +50,7 @@ __all__ = [
     "paired_permutation",
     "ratings_by_model",
     "resolve_orders",
+    "shrunk_rate",
     "win_rates",
 ]
 
@@ -507,6 +508,19 @@ def minimum_detectable_difference(
     if accuracy is None or not 0.0 <= accuracy <= 1.0:
         raise ValueError(f"accuracy must be within [0, 1], got {accuracy!r}")
     return z * math.sqrt(2 * accuracy * (1 - accuracy) / n)
+
+
+def shrunk_rate(rate: float, n: int) -> float:
+    """``(n·rate + 2) / (n + 4)``: a rate pulled toward 1/2 as Agresti–Coull do, so that a
+    benchmark where every item was right (or no item was discordant) does not claim that any
+    difference, however small, is detectable.
+
+    >>> shrunk_rate(1.0, 6), round(shrunk_rate(0.7, 10_000), 4)
+    (0.8, 0.6999)
+    """
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"rate must be within [0, 1], got {rate!r}")
+    return (n * rate + 2.0) / (n + 4.0)
 
 
 def ratings_by_model(ratings: Mapping[str, Sequence[float]], *, n_resamples: int = 1000, seed: int = 0,

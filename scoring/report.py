@@ -17,8 +17,9 @@ For each task, each task type and overall, a report gives:
   above the threshold;
 * the pack name, signature and full hash beside every group;
 * ``mdd``: the minimum detectable difference of a benchmark of this many scorable items at this
-  A_strict (two independent systems, two-sided 5 %, 80 % power; see
-  :func:`scoring.pairwise.minimum_detectable_difference`);
+  A_strict (two independent systems, two-sided 5 %, 80 % power; the rate shrunk toward 1/2 by
+  :func:`scoring.pairwise.shrunk_rate`, so a perfect score on few items claims nothing; see
+  :func:`scoring.pairwise.minimum_detectable_difference`); above 1, no difference is detectable;
 * ``text_metrics`` (rows whose task sets ``text_metrics``): each metric at corpus and sentence
   level with bootstrap intervals and its signature; unparsed rows count as empty text;
 * ``ranking`` (ranking rows): mean RR, AP, nDCG@k, Recall@k, Hit@k with intervals;
@@ -51,6 +52,7 @@ from scoring.pairwise import (
     minimum_detectable_difference,
     ratings_by_model,
     resolve_orders,
+    shrunk_rate,
     win_rates,
 )
 from scoring.stats import (
@@ -142,8 +144,9 @@ def _group_stats(
     if runs:
         stats["runs"] = _run_spread(items, runs, cv_threshold)
     strict = stats["a_strict"]
-    stats["mdd"] = (minimum_detectable_difference(len(scorable), accuracy=min(1.0, max(0.0, strict["value"])))
-                    if strict is not None else None)
+    stats["mdd"] = (minimum_detectable_difference(
+        len(scorable), accuracy=shrunk_rate(min(1.0, max(0.0, strict["value"])), len(scorable)))
+        if strict is not None else None)
     _add_sections(stats, items, interval)
     return stats
 
@@ -367,7 +370,7 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
         if group.get("mdd") is not None:
-            line += f"; MDD {group['mdd']:.3f}"
+            line += f"; MDD {group['mdd']:.3f}" if group["mdd"] <= 1 else "; MDD >1 (too few items to detect any difference)"
         if group["runs"]:
             runs = group["runs"]
             line += "; runs " + ", ".join(f"{k}={v:.3f}" for k, v in runs["a_strict"].items())
