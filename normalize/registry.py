@@ -26,6 +26,8 @@ TASK_TYPES: Final[tuple[str, ...]] = (
     "structured_json",
     "code",
     "open_writing",
+    "judge",
+    "ranking",
 )
 #: Every task type: for rules that are safe on any output (e.g. removing ``<think>`` blocks).
 ALL_TYPES: Final = TASK_TYPES

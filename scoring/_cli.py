@@ -44,6 +44,7 @@ from scoring._html_cli import (
     write_score_html_from_file,
 )
 from scoring._items import item_from_row, run_label, task_name
+from scoring._textsim import paired_text_report
 from scoring.aggregate import AGGREGATES, SampleAggregator, slim_row
 from scoring.metrics import (
     METRICS,
@@ -54,6 +55,7 @@ from scoring.metrics import (
     score_detail,
     scoring_config,
 )
+from scoring.pairwise import mcnemar, minimum_detectable_difference, paired_permutation, shrunk_rate
 from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, ReportBuilder, render
 from scoring.stats import coefficient_of_variation, paired_bootstrap
 
@@ -85,7 +87,7 @@ def register(sub: Any) -> None:
     add_html_options(score)
     score.set_defaults(func=cmd_score)
 
-    compare = sub.add_parser("compare", help="paired bootstrap of two scored files on their shared ids")
+    compare = sub.add_parser("compare", help="paired bootstrap, McNemar and permutation tests of two scored files on their shared ids")
     add_pack_option(compare)
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
@@ -158,8 +160,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             for item in records:
                 builder.add(item)
         else:
-            for row, score in records:
+            for row, score, sections in records:
                 samples.add(row, score)
+                if sections is not None:  # text, ranking and judge facts come from rows, not from aggregates
+                    builder.add_sections(sections)
 
     meta = {"command": "score", "input": input_identity(args.input), "pack_hash": pack.hash, "signature": pack.signature}
     rows_to = args.output if args.output is not None else os.devnull
@@ -219,8 +223,14 @@ def add_score_fields(out: dict[str, Any], score: Score) -> None:
 
 
 def score_record(pack: Pack, out: dict[str, Any], score: Score, aggregate: bool) -> Any:
-    """What the report needs of one scored row: its item, or (for --aggregate) its slim row and score."""
-    return (slim_row(out), score) if aggregate else item_from_row(out, score)
+    """What the report needs of one scored row: its item, or (for --aggregate) its slim row and
+    score, plus the row's item when it carries text-metric, ranking or judge facts (a corpus is
+    made of rows, and both orders of a judged pair share an id without being samples of one answer)."""
+    if not aggregate:
+        return item_from_row(out, score)
+    item = item_from_row(out, score)
+    sections = item if (item.text is not None or item.ranking is not None or item.judge is not None) else None
+    return slim_row(out), score, sections
 
 
 def score_chunk(pack: Pack, write_rows: bool, aggregate: bool, verifier: MathVerifier | None,
@@ -252,6 +262,40 @@ def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
 # --------------------------------------------------------------------------- compare
 
 
+def _id_key(out: Mapping[str, Any]) -> str:
+    raw_id = out["id"]
+    return f"{task_name(out)}/{raw_id if isinstance(raw_id, str) else canonical_json(raw_id)}"
+
+
+def per_id_texts(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[str, tuple[str, tuple[str, ...], Any]]:
+    """Hypothesis, references and text settings per ``task/id`` (the first row of an id)."""
+    texts: dict[str, tuple[str, tuple[str, ...], Any]] = {}
+    for out, score in zip(outs, scores, strict=True):
+        if score.texts is None or score.config is None or out.get("id") is None:
+            continue
+        texts.setdefault(_id_key(out), (score.texts[0], score.texts[1], score.config.text))
+    return texts
+
+
+def paired_text_sections(a: Mapping[str, tuple[str, tuple[str, ...], Any]], b: Mapping[str, tuple[str, tuple[str, ...], Any]],
+                         *, n_resamples: int, seed: int) -> dict[str, Any]:
+    """Per task: corpus-level B − A of each text metric on the shared ids (paired bootstrap)."""
+    by_task: dict[str, list[str]] = {}
+    for key in a:
+        if key in b:
+            by_task.setdefault(key.rsplit("/", 1)[0], []).append(key)
+    out: dict[str, Any] = {}
+    for task, keys in by_task.items():
+        settings = {a[k][2] for k in keys} | {b[k][2] for k in keys}
+        if len(settings) != 1:
+            out[task] = {"note": "the two files' rows use different text-metric settings"}
+            continue
+        (chosen,) = settings
+        out[task] = paired_text_report([a[k][0] for k in keys], [b[k][0] for k in keys], [a[k][1] for k in keys],
+                                       chosen, n_resamples=n_resamples, seed=seed)
+    return out
+
+
 def per_id_values(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[str, float]:
     """Mean score per ``task/id`` over scorable rows (several runs or samples of an id are averaged)."""
     sums: dict[str, list[float]] = {}
@@ -274,8 +318,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         scored_b = score_file(pack, source_input(args, pack, args.b), verifier=verifier)
         if args.html:
             write_compare_html(args.html, pack, [(args.a, *scored_a), (args.b, *scored_b)], args, verifier)
-        a = per_id_values(*scored_a)
-        b = per_id_values(*scored_b)
+    a, b = per_id_values(*scored_a), per_id_values(*scored_b)
+    texts = paired_text_sections(per_id_texts(*scored_a), per_id_texts(*scored_b),
+                                 n_resamples=args.bootstrap, seed=args.seed)
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
@@ -284,12 +329,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
+    tests = paired_tests([a[k] for k in shared], [b[k] for k in shared], n_resamples=max(args.bootstrap, 1000) * 10,
+                         seed=args.seed)
     if args.format == "json":
         print(json.dumps({
             "a": args.a, "b": args.b, "shared": len(shared), "mean_a": mean_a, "mean_b": mean_b,
             "diff": result.diff, "low": result.low, "high": result.high, "p_b_le_a": result.p_b_le_a,
             "bootstrap": {"method": "paired percentile", "n_resamples": args.bootstrap, "seed": args.seed,
                           "confidence": 0.95},
+            "mcnemar": tests["mcnemar"], "permutation": tests["permutation"], "mdd": tests["mdd"],
+            "text_metrics": texts,
             "only_in_a": only_a, "only_in_b": only_b,
             "pack": {"signature": pack.signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2))
@@ -299,6 +348,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"difference B − A: {result.diff:+.3f}  95% CI [{result.low:+.3f}, {result.high:+.3f}] "
           f"(paired percentile bootstrap, {args.bootstrap} resamples, seed {args.seed})")
     print(f"share of resamples with B ≤ A: {result.p_b_le_a:.3f}")
+    mc = tests["mcnemar"]
+    if mc["note"]:
+        print(f"McNemar: {mc['note']}")
+    else:
+        print(f"McNemar: only A right {mc['b']}, only B right {mc['c']}; exact p {mc['p_exact']:.4f}, "
+              f"χ² (continuity-corrected) {mc['statistic']:.3f}, p {mc['p_chi2']:.4f}")
+    perm = tests["permutation"]
+    print(f"paired permutation test: p {perm['p']:.4f} "
+          f"({'exact, ' if perm['exact'] else ''}{perm['n_permutations']} sign patterns, seed {args.seed})")
+    mdd = tests["mdd"]
+    print(f"minimum detectable difference with {len(shared)} paired items: {mdd['paired']:.3f} "
+          f"(two-sided 5 %, 80 % power; independent samples at mean A: {mdd['unpaired']:.3f})")
+    for task, block in texts.items():
+        if "note" in block:
+            print(f"text metrics, {task}: {block['note']}")
+            continue
+        print(f"text metrics, {task}: corpus-level B − A, paired bootstrap over sentences:")
+        for name, m in block.items():
+            digits = 2 if m["scale"] == 100 else 3
+            arrow = "" if m["higher_is_better"] else ", lower is better"
+            print(f"  {name:<9} A {m['a']:.{digits}f}  B {m['b']:.{digits}f}  B − A {m['diff']:+.{digits}f} "
+                  f"[{m['low']:+.{digits}f}, {m['high']:+.{digits}f}]  share B not better {m['p_b_not_better']:.3f}"
+                  f"  ({m['signature']}{arrow})")
     for label, keys in (("A", only_a), ("B", only_b)):
         if keys:
             shown = ", ".join(keys[:_LIST_IDS]) + (f", … ({len(keys) - _LIST_IDS} more)" if len(keys) > _LIST_IDS else "")
@@ -306,6 +378,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"pack: {pack.signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
+
+def paired_tests(a: Sequence[float], b: Sequence[float], *, n_resamples: int, seed: int) -> dict[str, Any]:
+    """McNemar (when every value is 0 or 1), a paired permutation test, and the minimum
+    detectable difference of this many paired items (from the observed second moment of the
+    per-item differences — the discordance rate for right/wrong items — shrunk toward 1/2 by
+    :func:`~scoring.pairwise.shrunk_rate`, so identical systems do not claim that every
+    difference is detectable)."""
+    binary = all(v in (0.0, 1.0) for v in (*a, *b))
+    if binary:
+        mc = mcnemar([v == 1.0 for v in a], [v == 1.0 for v in b])
+        mc_json: dict[str, Any] = {**mc._asdict(), "note": None}
+    else:
+        mc_json = {"note": "needs right/wrong items (per-id values of 0 or 1); these are graded"}
+    perm = paired_permutation(a, b, n_resamples=n_resamples, seed=seed)
+    n = len(a)
+    second = math.fsum((y - x) ** 2 for x, y in zip(a, b, strict=True)) / n
+    mean_a = math.fsum(a) / n
+    return {
+        "mcnemar": mc_json,
+        "permutation": {**perm._asdict(), "seed": seed},
+        "mdd": {
+            "paired": minimum_detectable_difference(n, discordance=shrunk_rate(min(1.0, second), n)),
+            "unpaired": minimum_detectable_difference(n, accuracy=shrunk_rate(min(1.0, max(0.0, mean_a)), n)),
+            "alpha": 0.05,
+            "power": 0.8,
+        },
+    }
 
 
 # --------------------------------------------------------------------------- audit
