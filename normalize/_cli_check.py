@@ -29,9 +29,9 @@ from normalize.check.samples import (
     load_samples,
 )
 from normalize.check.update import apply_update, plan_update
-from normalize.cli import add_pack_option, use_color
+from normalize.cli import add_pack_option, load_pack_from_args, use_color
 from normalize.errors import CheckConfigError
-from normalize.pack import Pack, load_pack
+from normalize.pack import Pack
 from normalize.registry import REGISTRY
 
 
@@ -197,7 +197,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.update and args.rule:
         raise CheckConfigError("--update and --rule cannot be combined")
     checks = _parse_only(args.only)
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     accepted_leaks(pack)  # validate the check section before any work
     directory = Path(args.samples) if args.samples else default_samples_dir(pack)
     try:

@@ -9,8 +9,8 @@ from collections import Counter
 from typing import Any
 
 from normalize._io import read_jsonl, write_jsonl
-from normalize.cli import add_format_option, add_pack_option
-from normalize.pack import Pack, load_pack
+from normalize.cli import add_format_option, add_pack_option, load_pack_from_args
+from normalize.pack import Pack
 from normalize.rows import normalize_rows
 
 
@@ -47,7 +47,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     rows = read_jsonl(args.input)
     statuses: Counter[str] = Counter()
 
@@ -110,7 +110,7 @@ def explanation_json(pack: Pack, text: str, task: str, options: int | None = Non
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     text = sys.stdin.read() if args.text == "-" else args.text
     if args.format == "json":
         print(json.dumps(explanation_json(pack, text, args.task, args.options), ensure_ascii=False, indent=2))
@@ -120,7 +120,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_hash(args: argparse.Namespace) -> int:
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     if args.format == "json":
         document = {"name": pack.name, "signature": pack.signature, "hash": pack.hash, "resolved": pack.resolved()}
         print(json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from normalize import status as st
+from normalize.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,9 @@ def read_jsonl(path: str | Path) -> list[InputRow]:
         with open(path, encoding="utf-8", errors="surrogateescape") as handle:
             return list(parse_lines(handle))
     except FileNotFoundError:
-        raise ValueError(f"input file not found: {path}") from None
+        raise UsageError(f"input file not found: {path}") from None
     except IsADirectoryError:
-        raise ValueError(f"input path is a directory: {path}") from None
+        raise UsageError(f"input path is a directory: {path}") from None
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[InputRow]:

@@ -12,9 +12,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize.cli import EXIT_FINDINGS, EXIT_OK, add_format_option, add_pack_option, use_color
+from normalize.cli import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    add_format_option,
+    add_pack_option,
+    load_pack_from_args,
+    use_color,
+)
+from normalize.errors import UsageError
 from normalize.jsonl import read_jsonl, write_jsonl
-from normalize.pack import Pack, canonical_json, load_pack
+from normalize.pack import Pack, canonical_json
 from normalize.rows import normalize_rows
 from scoring._items import item_from_row, run_label, task_name
 from scoring.aggregate import AGGREGATES, aggregate_rows
@@ -77,7 +85,7 @@ def _add_bootstrap_options(parser: argparse.ArgumentParser) -> None:
 
 def _check_bootstrap(args: argparse.Namespace) -> None:
     if args.bootstrap < 1:
-        raise ValueError(f"--bootstrap must be at least 1, got {args.bootstrap}")
+        raise UsageError(f"--bootstrap must be at least 1, got {args.bootstrap}")
 
 
 def check_scoring(pack: Pack) -> None:
@@ -90,7 +98,7 @@ def check_scoring(pack: Pack) -> None:
             scoring_config(pack, task, kind)
     unknown = sorted(set(pack.scoring) - set(pack.task_types) - set(pack.tasks) - set(METRICS))
     if unknown:
-        raise ValueError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
+        raise UsageError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
 
 
 def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
@@ -112,10 +120,10 @@ def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
 def cmd_score(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
     if args.aggregate == "pass@k" and (args.k is None or args.k < 1):
-        raise ValueError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
+        raise UsageError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
     if args.k is not None and args.aggregate != "pass@k":
-        raise ValueError("--k only applies to --aggregate pass@k")
-    pack = load_pack(args.pack)
+        raise UsageError("--k only applies to --aggregate pass@k")
+    pack = load_pack_from_args(args)
     check_scoring(pack)
     with MathVerifier() as verifier:
         outs, scores = score_file(pack, args.input, progress=False if args.no_progress else None, verifier=verifier)
@@ -157,7 +165,7 @@ def per_id_values(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) ->
 
 def cmd_compare(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     check_scoring(pack)
     with MathVerifier() as verifier:
         a = per_id_values(*score_file(pack, args.a, verifier=verifier))
@@ -166,7 +174,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
     if not shared:
-        raise ValueError(f"{args.a} and {args.b} share no scorable ids")
+        raise UsageError(f"{args.a} and {args.b} share no scorable ids")
     result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
@@ -245,8 +253,8 @@ def _run_cv(values_by_run: Mapping[str, list[float]]) -> tuple[float | None, dic
 
 def cmd_audit(args: argparse.Namespace) -> int:
     if args.n < 0:
-        raise ValueError(f"--n must be non-negative, got {args.n}")
-    pack = load_pack(args.pack)
+        raise UsageError(f"--n must be non-negative, got {args.n}")
+    pack = load_pack_from_args(args)
     rows = read_jsonl(args.input)
     outs = list(normalize_rows(pack, rows, progress=False))
     color = use_color()

@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from normalize.errors import UsageError
 from normalize.pack import Pack, canonical_json
 from scoring._items import Item, option_count, run_label, task_name
 from scoring.metrics import (
@@ -170,9 +171,9 @@ def aggregate_rows(
     needs ``k`` (at most the item's sample count; ``ValueError`` otherwise).
     """
     if mode not in AGGREGATES:
-        raise ValueError(f"unknown aggregate {mode!r}; choose one of {', '.join(AGGREGATES)}")
+        raise UsageError(f"unknown aggregate {mode!r}; choose one of {', '.join(AGGREGATES)}")
     if mode == "pass@k" and (k is None or isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise ValueError(f"pass@k needs a positive integer k, got {k!r}")
+        raise UsageError(f"pass@k needs a positive integer k, got {k!r}")
     draws = k if isinstance(k, int) else 0
     if len(rows) != len(scores):
         raise ValueError(f"got {len(rows)} rows but {len(scores)} scores")
@@ -204,7 +205,7 @@ def aggregate_rows(
             value = float(statistics.median(values))
         else:
             if draws > len(members):
-                raise ValueError(f"pass@{draws} needs at least {draws} samples, "
+                raise UsageError(f"pass@{draws} needs at least {draws} samples, "
                                  f"but item {members[0].get('id')!r} has {len(members)}")
             value = pass_at_k(len(members), sum(1 for m in marks if m.correct), draws)
         items.append(_item(members, status, outcome, value if scored else 0.0, first.metric))

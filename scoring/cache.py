@@ -49,6 +49,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from normalize.errors import UsageError
+
 #: Bumped whenever a table changes; a file with another version is refused.
 SCHEMA_VERSION = 1
 
@@ -114,14 +116,14 @@ def sha256_text(text: str) -> str:
 
 def _check_number(name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise UsageError(f"{name} must be a number, got {value!r}")
     if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise UsageError(f"{name} must be finite, got {value!r}")
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise UsageError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -155,20 +157,20 @@ class GenerationKey:
     def __post_init__(self) -> None:
         for name in ("model_id", "revision", "prompt", "dtype"):
             if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
+                raise UsageError(f"{name} must be a string, got {getattr(self, name)!r}")
         _check_number("temperature", self.temperature)
         _check_number("top_p", self.top_p)
         if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature!r}")
+            raise UsageError(f"temperature must be >= 0, got {self.temperature!r}")
         if not 0 < self.top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
+            raise UsageError(f"top_p must be in (0, 1], got {self.top_p!r}")
         _check_int("top_k", self.top_k, 0)
         _check_int("max_new_tokens", self.max_new_tokens, 0)
         _check_int("sample_index", self.sample_index, 0)
         if self.seed is not None:
             _check_int("seed", self.seed, 0)
         if isinstance(self.stop, str) or not all(isinstance(s, str) and s for s in self.stop):
-            raise ValueError(f"stop must be a tuple of non-empty strings, got {self.stop!r}")
+            raise UsageError(f"stop must be a tuple of non-empty strings, got {self.stop!r}")
         object.__setattr__(self, "stop", tuple(self.stop))
 
     @property
@@ -229,7 +231,7 @@ class LoglikKey:
     def __post_init__(self) -> None:
         for name in ("model_id", "revision", "context", "continuation", "dtype", "mode"):
             if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
+                raise UsageError(f"{name} must be a string, got {getattr(self, name)!r}")
         _check_int("max_length", self.max_length, 0)
 
     def params(self) -> dict[str, Any]:
@@ -292,7 +294,7 @@ def model_revision(model_dir: str | Path) -> str:
     """
     root = Path(model_dir)
     if not root.is_dir():
-        raise ValueError(f"model directory not found: {model_dir}")
+        raise UsageError(f"model directory not found: {model_dir}")
     resolved = root.resolve()
     name = resolved.name
     if resolved.parent.name == "snapshots" and len(name) == 40 and all(c in "0123456789abcdef" for c in name):
@@ -344,10 +346,10 @@ class Cache:
 
     def __init__(self, path: str | Path, *, timeout: float = BUSY_TIMEOUT_S) -> None:
         if str(path) in ("", ":memory:"):
-            raise ValueError(f"the cache needs a file path, got {str(path)!r}")
+            raise UsageError(f"the cache needs a file path, got {str(path)!r}")
         self.path = Path(path)
         if self.path.is_dir():
-            raise ValueError(f"cache path is a directory: {path}")
+            raise UsageError(f"cache path is a directory: {path}")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._timeout = timeout
         self._local = _Local()
@@ -370,12 +372,12 @@ class Cache:
             conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
-                raise ValueError(f"cache {self.path}: could not switch to WAL mode (got {mode})")
+                raise UsageError(f"cache {self.path}: could not switch to WAL mode (got {mode})")
             conn.execute("PRAGMA synchronous = NORMAL")
             self._ensure_schema(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise ValueError(f"cache {self.path} is not a usable SQLite file: {exc}") from None
+            raise UsageError(f"cache {self.path} is not a usable SQLite file: {exc}") from None
         except ValueError:
             conn.close()
             raise
@@ -394,14 +396,14 @@ class Cache:
             if version == 0:
                 known = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
                 if known:
-                    raise ValueError(f"cache {self.path} holds tables {sorted(known)} but no schema version; "
+                    raise UsageError(f"cache {self.path} holds tables {sorted(known)} but no schema version; "
                                      "it is not a harness-normalize cache")
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version != SCHEMA_VERSION:
-                raise ValueError(f"cache {self.path} has schema version {version}, this version reads "
+                raise UsageError(f"cache {self.path} has schema version {version}, this version reads "
                                  f"{SCHEMA_VERSION}; use another cache file")
             conn.execute("COMMIT")
         except BaseException:

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from normalize.errors import UsageError
 from normalize.pack import Pack
 from normalize.status import ALL_STATUSES
 from scoring._items import Item
@@ -170,7 +171,7 @@ def build_report(
     """
     if isinstance(cv_threshold, bool) or not isinstance(cv_threshold, (int, float)) or not (
             math.isfinite(cv_threshold) and cv_threshold >= 0):
-        raise ValueError(f"the CV threshold must be a non-negative number, got {cv_threshold!r}")
+        raise UsageError(f"the CV threshold must be a non-negative number, got {cv_threshold!r}")
     every = list(items)
 
     interval = _Intervals(n_resamples, seed, confidence)
@@ -323,4 +324,4 @@ def render(report: Mapping[str, Any], fmt: str, *, color: bool = False) -> str:
         return render_markdown(report)
     if fmt == "json":
         return render_json(report)
-    raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    raise UsageError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")

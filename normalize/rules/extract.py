@@ -9,7 +9,8 @@ than cuts off: a tail that later stages can clean is better than a lost answer.
 * :func:`extract_boxed` keeps the content of the last ``\boxed{…}``;
 * :func:`split_on_separator` keeps what follows the last ``####`` / ``最终输出:``;
 * :func:`extract_json_block` keeps the first balanced JSON object or array;
-* :func:`extract_code_block` keeps one fenced code block, byte for byte.
+* :func:`extract_code_block` keeps one fenced code block, byte for byte;
+* :func:`extract_regex` keeps a capture group of a pattern the pack supplies (data only).
 
 Every rule returns its input unchanged when there is nothing to extract.
 """
@@ -20,10 +21,10 @@ import bisect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import regex
-from pydantic import field_validator
+from pydantic import BeforeValidator, field_validator, model_validator
 
 from normalize._regex import compile_pattern
 from normalize.registry import (
@@ -33,6 +34,7 @@ from normalize.registry import (
     Params,
     StrTiers,
     StrTuple,
+    as_tuple,
     rule,
 )
 from normalize.rules._fences import Fence, find_fences
@@ -47,7 +49,7 @@ Tiers = StrTiers
 _THINK_TAG = r"<\s*(?P<close>/?)\s*think(?:ing)?\s*>"
 
 
-@rule("remove_think_blocks", stage="extract", version=1, scope=ALL_TYPES)
+@rule("remove_think_blocks", version=1, scope=ALL_TYPES)
 def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Remove ``<think>…</think>`` reasoning (also ``<thinking>``), however it was cut short.
 
@@ -231,7 +233,6 @@ def _guarded(pattern: str) -> regex.Pattern[str]:
 
 @rule(
     "extract_answer_marker",
-    stage="extract",
     version=1,
     scope=("multiple_choice", "math", "extractive_qa"),
     params=AnswerMarkerParams,
@@ -336,7 +337,7 @@ class BoxedParams(Params):
 _DEFAULT_BOXED: Final = BoxedParams()
 
 
-@rule("extract_boxed", stage="extract", version=1, scope=("math", "multiple_choice"), params=BoxedParams)
+@rule("extract_boxed", version=1, scope=("math", "multiple_choice"), params=BoxedParams)
 def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     r"""Keep the content of the last ``\boxed{…}`` or ``\fbox{…}``, nested braces included.
 
@@ -433,7 +434,7 @@ class SeparatorParams(Params):
 _DEFAULT_SEPARATORS: Final = SeparatorParams()
 
 
-@rule("split_on_separator", stage="extract", version=1, scope=("math", "extractive_qa"), params=SeparatorParams)
+@rule("split_on_separator", version=1, scope=("math", "extractive_qa"), params=SeparatorParams)
 def split_on_separator(
     text: str, params: SeparatorParams = _DEFAULT_SEPARATORS, *, timeout: float = DEFAULT_TIMEOUT
 ) -> str:
@@ -479,7 +480,7 @@ class _Span:
     end: int  # exclusive
 
 
-@rule("extract_json_block", stage="extract", version=1, scope=("structured_json",))
+@rule("extract_json_block", version=1, scope=("structured_json",))
 def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Keep the first balanced JSON object or array, looking in a fenced ``json`` block first.
 
@@ -612,7 +613,6 @@ _DEFAULT_CODE: Final = CodeBlockParams()
 
 @rule(
     "extract_code_block",
-    stage="extract",
     version=1,
     scope=("code",),
     params=CodeBlockParams,
@@ -640,3 +640,85 @@ def extract_code_block(
     pool = preferred or fences
     chosen = pool[0] if params.which == "first" else pool[-1]
     return chosen.content(text)
+
+
+# --------------------------------------------------------------------------- a pack's own pattern
+
+#: Flag names an ``extract_regex`` pattern may use (those of the ``regex`` module).
+RegexFlag = Literal["IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "ASCII", "UNICODE"]
+
+
+class ExtractRegexParams(Params):
+    """``pattern``: a regular expression (``regex`` module syntax), supplied by the pack.
+
+    ``group``: the capture group to keep, a number or a name; by default group 1 when the
+    pattern has a group, else the whole match.  ``flags``: names such as ``IGNORECASE``,
+    ``MULTILINE``, ``DOTALL``.  ``which``: ``last`` (the default: the last match is the
+    final answer) or ``first``.  ``strip``: trim whitespace around what is kept.
+
+    The pattern is checked when the pack loads (it must compile and have the group) and, as a
+    user-supplied pattern, runs under the pack's ``regex_timeout`` on every call: a pattern
+    that backtracks catastrophically gives the row status ``error``, never a hang.
+    """
+
+    pattern: str
+    group: int | str | None = None
+    flags: Annotated[tuple[RegexFlag, ...], BeforeValidator(as_tuple)] = ()
+    which: Literal["last", "first"] = "last"
+    strip: bool = True
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        if not pattern:
+            raise ValueError("pattern must not be empty")
+        compile_pattern(pattern)  # ValueError naming the pattern when it does not compile
+        return pattern
+
+    @model_validator(mode="after")
+    def _group_exists(self) -> ExtractRegexParams:
+        compiled = self.compiled()
+        if isinstance(self.group, int) and not 0 <= self.group <= compiled.groups:
+            raise ValueError(f"group {self.group} is not in pattern {self.pattern!r} ({compiled.groups} groups)")
+        if isinstance(self.group, str) and self.group not in compiled.groupindex:
+            raise ValueError(f"group {self.group!r} is not a named group of pattern {self.pattern!r}")
+        return self
+
+    def compiled(self) -> regex.Pattern[str]:
+        flags = 0
+        for name in self.flags:
+            flags |= int(getattr(regex, name))
+        return compile_pattern(self.pattern, flags)
+
+    def chosen_group(self) -> int | str:
+        if self.group is not None:
+            return self.group
+        return 1 if self.compiled().groups else 0
+
+
+@rule("extract_regex", version=1, scope=ALL_TYPES, params=ExtractRegexParams, idempotent=False)
+def extract_regex(text: str, params: ExtractRegexParams, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Keep a capture group of a pack's own pattern: the last match by default.
+
+    A data-only extraction rule: a pack author adds a pattern without writing Python.  No
+    match (or the group took no part in any match) → the text unchanged.
+
+    >>> extract_regex("Reasoning... ANSWER: 42", ExtractRegexParams(pattern=r"ANSWER:\\s*(\\S+)"))
+    '42'
+    >>> extract_regex("verdict=yes; verdict=no", ExtractRegexParams(pattern=r"verdict=(?P<v>\\w+)", group="v", which="first"))
+    'yes'
+    >>> extract_regex("no marker here", ExtractRegexParams(pattern=r"ANSWER:\\s*(\\S+)"))
+    'no marker here'
+    """
+    group = params.chosen_group()
+    found: str | None = None
+    for match in params.compiled().finditer(text, timeout=timeout):
+        value = match.group(group)
+        if value is None:
+            continue
+        found = value
+        if params.which == "first":
+            break
+    if found is None:
+        return text
+    return found.strip() if params.strip else found

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from normalize import status as st
+from normalize.errors import UsageError
 from normalize.jsonl import InputRow, read_jsonl, write_jsonl
 from scoring.cache import Cache, Loglik, LoglikKey, model_id_of, model_revision
 
@@ -299,7 +300,7 @@ def render_choice_report(report: Mapping[str, Any], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True)
     if fmt not in ("table", "markdown"):
-        raise ValueError(f"format must be table, markdown or json, got {fmt!r}")
+        raise UsageError(f"format must be table, markdown or json, got {fmt!r}")
     level = f"{round(100 * report['confidence'])}% CI"
     header = ["metric", "n", "accuracy", level]
     body = [[m["metric"], str(m["n"]), _num(m["accuracy"]), f"[{_num(m['ci_low'])}, {_num(m['ci_high'])}]"]
