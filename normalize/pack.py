@@ -172,8 +172,20 @@ class Pack:
     @cached_property
     def signature(self) -> str:
         """A readable signature: library version, Unicode version, each chain, short hash."""
+        return self.signature_for(self.task_types)
+
+    def signature_for(self, task_types: Iterable[str]) -> str:
+        """The signature printed beside a score: only the chains of ``task_types`` (those
+        scored), then the short hash of the whole pack (which pins everything else).
+
+        >>> load_pack().signature_for(["multiple_choice"]).split("|")[3].split(":")[0]
+        'multiple_choice'
+        """
         parts = [f"harness-normalize:{__version__}", f"pack:{self.name}", f"unicode:{unicodedata.unidata_version}"]
-        for name, t in sorted(self.task_types.items()):
+        for name in sorted(set(task_types)):
+            t = self.task_types.get(name)
+            if t is None:
+                continue
             rules = ",".join(f"{s.name}.v{s.version}" for s in t.chain.specs)
             parts.append(f"{name}:[{rules}]->{t.parser.name}.v{t.parser.version}")
         parts.append(f"hash:{self.short_hash}")

@@ -49,7 +49,8 @@ def register(sub: Any) -> None:
     score.add_argument("-o", "--output", metavar="OUT.jsonl",
                        help="write every row with 'correct' added (- for stdout; the report then goes to stderr)")
     score.add_argument("--report", metavar="REPORT.json", help="also write the report as JSON to this file")
-    score.add_argument("--format", choices=FORMATS, default="table", help="how to print the report (default: table)")
+    score.add_argument("--format", choices=FORMATS, default="text",
+                       help="text (= table, the default), markdown, or json: one JSON document")
     score.add_argument("--aggregate", choices=AGGREGATES, default=None,
                        help="combine the samples of each id: vote on parsed answers, any, mean, median, pass@k")
     score.add_argument("--k", type=int, default=None, help="k for --aggregate pass@k")
@@ -75,6 +76,7 @@ def register(sub: Any) -> None:
     audit.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (target for run CVs)")
     audit.add_argument("--n", type=int, default=30, help="how many changed rows to show (default 30)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the random choice (default 0)")
+    add_format_option(audit, help_json="counts, the chosen rows (raw, normalized, rules), run CVs, pack")
     audit.set_defaults(func=cmd_audit)
 
 
@@ -168,8 +170,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     check_scoring(pack)
     with MathVerifier() as verifier:
-        a = per_id_values(*score_file(pack, args.a, verifier=verifier))
-        b = per_id_values(*score_file(pack, args.b, verifier=verifier))
+        scored_a, scored_b = score_file(pack, args.a, verifier=verifier), score_file(pack, args.b, verifier=verifier)
+    a, b = per_id_values(*scored_a), per_id_values(*scored_b)
+    signature = pack.signature_for(
+        {str(out["task_type"]) for out in (*scored_a[0], *scored_b[0]) if out.get("task_type")})
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
@@ -185,7 +189,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "bootstrap": {"method": "paired percentile", "n_resamples": args.bootstrap, "seed": args.seed,
                           "confidence": 0.95},
             "only_in_a": only_a, "only_in_b": only_b,
-            "pack": {"signature": pack.signature, "hash": pack.hash},
+            "pack": {"signature": signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2))
         return EXIT_OK
     print(f"A: {args.a}  mean {mean_a:.3f} over {len(shared)} shared ids")
@@ -197,7 +201,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if keys:
             shown = ", ".join(keys[:_LIST_IDS]) + (f", … ({len(keys) - _LIST_IDS} more)" if len(keys) > _LIST_IDS else "")
             print(f"ids only in {label} ({len(keys)}, left out): {shown}")
-    print(f"pack: {pack.signature}")
+    print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
 
@@ -257,9 +261,24 @@ def cmd_audit(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     rows = read_jsonl(args.input)
     outs = list(normalize_rows(pack, rows, progress=False))
-    color = use_color()
     changed = [i for i, out in enumerate(outs) if out.get("trace")]
     chosen = sorted(random.Random(args.seed).sample(changed, min(args.n, len(changed))))
+    cvs = run_cvs(pack, outs) if any(out.get("run") is not None for out in outs) else None
+    signature = pack.signature_for({str(out["task_type"]) for out in outs if out.get("task_type")})
+    if args.format == "json":
+        print(json.dumps({
+            "rows": len(outs), "changed": len(changed), "seed": args.seed,
+            "shown": [{
+                "line": rows[i].line, "id": outs[i].get("id"), "task": task_name(outs[i]),
+                "status": outs[i].get("status"), "answer": outs[i].get("answer"),
+                "rules": [f"{step['rule']}.v{step['version']}" for step in outs[i].get("trace", [])],
+                "raw": outs[i].get("output"), "normalized": outs[i].get("normalized"),
+            } for i in chosen],
+            "run_cv": cvs,
+            "pack": {"signature": signature, "hash": pack.hash},
+        }, ensure_ascii=False, indent=2, default=str))
+        return EXIT_OK
+    color = use_color()
     print(f"{len(changed)} of {len(outs)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed})")
     for i in chosen:
         out = outs[i]
@@ -277,15 +296,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if isinstance(raw, str) and isinstance(normalized, str):
             print("  changes:")
             print(_indent(mark_differences(raw, normalized, color=color)))
-    if any(out.get("run") is not None for out in outs):
-        _print_run_cvs(pack, outs)
+    if cvs is not None:
+        print()
+        print("run-to-run spread (coefficient of variation of per-run accuracy):")
+        for label, block in (("raw exact match", cvs["raw_exact"]), ("normalized score", cvs["normalized"])):
+            runs = ", ".join(f"{run}={value:.3f}" for run, value in sorted(block["runs"].items()))
+            shown = "-" if block["cv"] is None else f"{block['cv']:.4f}"
+            print(f"  {label:<17} CV {shown}  ({runs})" + (f"  {block['note']}" if block["note"] else ""))
     print()
-    print(f"pack: {pack.signature}")
+    print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
 
 
-def _print_run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> None:
+def run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per-run accuracy and its coefficient of variation, on raw exact match and on the score."""
     check_scoring(pack)
     raw_by_run: dict[str, list[float]] = {}
     norm_by_run: dict[str, list[float]] = {}
@@ -300,10 +325,8 @@ def _print_run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> None:
             score = score_detail(pack, out, verifier=verifier)
             if score.outcome in (SCORED, NO_ANSWER):
                 norm_by_run.setdefault(run, []).append(score.value)
-    print()
-    print("run-to-run spread (coefficient of variation of per-run accuracy):")
-    for label, by_run in (("raw exact match", raw_by_run), ("normalized score", norm_by_run)):
+    document: dict[str, Any] = {}
+    for key, by_run in (("raw_exact", raw_by_run), ("normalized", norm_by_run)):
         cv, means, note = _run_cv(by_run)
-        runs = ", ".join(f"{run}={value:.3f}" for run, value in sorted(means.items()))
-        shown = "-" if cv is None else f"{cv:.4f}"
-        print(f"  {label:<17} CV {shown}  ({runs})" + (f"  {note}" if note else ""))
+        document[key] = {"cv": cv, "runs": means, "note": note}
+    return document

@@ -43,7 +43,8 @@ from scoring.stats import (
 __all__ = ["DEFAULT_CV_THRESHOLD", "FORMATS", "build_report", "render", "render_json", "render_markdown", "render_table"]
 
 DEFAULT_CV_THRESHOLD: Final = 0.05
-FORMATS: Final = ("table", "markdown", "json")
+#: ``text`` (the CLI convention's name) and ``table`` are the same aligned table.
+FORMATS: Final = ("text", "table", "markdown", "json")
 #: Aggregates under which an item's value is still "one answer, right or wrong" (chance applies).
 _SINGLE_ANSWER_MODES: Final = (None, "vote")
 
@@ -189,11 +190,12 @@ def build_report(
     groups.extend(stats(name, "task", members) for name, members in by_task.items())
     groups.extend(stats(name, "task_type", members) for name, members in sorted(by_type.items()))
     groups.append(stats("overall", "overall", every))
-    for group in groups:
-        group["pack_signature"] = pack.signature
+    for group in groups:  # only the chains that scored the group's items, plus the short hash
+        group["pack_signature"] = pack.signature_for(group["task_types"])
         group["pack_hash"] = pack.hash
+    scored_types = {item.task_type for item in every if item.task_type}
     return {
-        "pack": {"name": pack.name, "signature": pack.signature, "hash": pack.hash},
+        "pack": {"name": pack.name, "signature": pack.signature_for(scored_types), "hash": pack.hash},
         "aggregate": {"mode": aggregate, "k": k} if aggregate else None,
         "bootstrap": {"method": "percentile", "n_resamples": n_resamples, "seed": seed, "confidence": confidence},
         "cv_threshold": float(cv_threshold),
@@ -317,8 +319,8 @@ def render_json(report: Mapping[str, Any]) -> str:
 
 
 def render(report: Mapping[str, Any], fmt: str, *, color: bool = False) -> str:
-    """Render in ``table``, ``markdown`` or ``json``."""
-    if fmt == "table":
+    """Render in ``text`` (= ``table``), ``markdown`` or ``json``."""
+    if fmt in ("text", "table"):
         return render_table(report, color=color)
     if fmt == "markdown":
         return render_markdown(report)

@@ -74,7 +74,9 @@ def test_report_reproduces_strict_and_fallback_numbers(tmp_path: Path, pack_file
         assert block["low"] <= block["value"] <= block["high"]
     assert report["bootstrap"] == {"method": "percentile", "n_resamples": 200, "seed": 3, "confidence": 0.95}
     assert overall["pack_hash"] == load_pack(pack_file).hash
-    assert overall["pack_signature"] == load_pack(pack_file).signature
+    # beside a score: only the chains scored, plus the short hash (not every chain of the pack)
+    assert overall["pack_signature"] == load_pack(pack_file).signature_for(overall["task_types"])
+    assert overall["pack_signature"].endswith(f"|hash:{load_pack(pack_file).short_hash}")
 
 
 def test_report_chance_baseline_for_mixed_option_counts(pack_file: Path) -> None:
@@ -230,3 +232,20 @@ def test_audit_shows_changed_rows_and_run_spread(tmp_path: Path, pack_file: Path
     assert "normalized score  CV 0.0000" in first
     assert main(["audit", "--pack", str(pack_file), str(src), "--n", "1", "--seed", "0"]) == 0
     assert capsys.readouterr().out == first  # the sample is seeded
+
+
+def test_the_signature_beside_a_score_lists_only_the_chains_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The full signature of the shipped pack is over 1,000 characters; a gsm8k score needs one chain."""
+    from scoring.cli import main as cli_main
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": 1, "task": "gsm8k", "output": "#### 72", "target": "72"}) + "\n", encoding="utf-8")
+    assert cli_main(["score", str(rows), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    pack = load_pack()
+    signature = report["pack"]["signature"]
+    assert signature == pack.signature_for(["math"]) and "|math:[" in signature
+    assert "multiple_choice" not in signature and signature.endswith(f"|hash:{pack.short_hash}")
+    assert len(signature) < 400 < len(pack.signature)
