@@ -1,9 +1,8 @@
 """Numbers: ``numeric`` (exact rationals, optional tolerance) and ``exact`` for math.
 
-:func:`parse_number` is still this module's own strict reader (plain numbers, ``p/q``, ``1,234``):
-reading targets with the semantic stage's reader (:func:`normalize.read_number`) would also
-accept ``\\frac``, Chinese numerals and ``1.5/3`` and changes peer-corpus figures, so it is left
-to a deliberate, changelogged step.
+Answers and targets are read by the semantic stage's number reader, :func:`normalize.read_number`
+(one reader for the whole library): plain numbers, ``p/q``, ``1,234``, ``.5``, ``1e3``,
+``\\frac{1}{2}``, ``50%`` (as 50) and Chinese numerals (``三分之二``) are numbers on both sides.
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ from fractions import Fraction
 from typing import Any
 
 from pydantic import Field
+
+from normalize import read_number
 
 from scoring.metrics._registry import (
     SCORED,
@@ -26,29 +27,18 @@ from scoring.metrics._registry import (
 from scoring.metrics.exact import alias_candidates, as_text, exact_match
 
 
-def _without_thousands(text: str) -> str:
-    """``1,234,567.5`` → ``1234567.5``; text with commas in any other place is returned as is."""
-    if "," not in text:
-        return text
-    sign = text[0] if text[:1] in "+-" else ""
-    body = text[len(sign):]
-    whole, dot, frac = body.partition(".")
-    groups = whole.split(",")
-    if (1 <= len(groups[0]) <= 3 and groups[0].isdigit()
-            and all(len(g) == 3 and g.isdigit() for g in groups[1:])):
-        return sign + "".join(groups) + dot + frac
-    return text
-
-
 def parse_number(value: Any) -> Fraction | None:
     """An exact rational for a number or number string; ``None`` when it is not one.
 
-    Accepts integers, decimals, exponents, ``p/q`` fractions, a leading sign (also ``−``) and
-    thousands separators (``1,234``).  Floats convert through their shortest repr, so ``0.1``
-    is 1/10.
+    Strings are read by :func:`normalize.read_number`, the semantic stage's reader: integers,
+    decimals (``.5``), exponents, ``p/q`` and ``\\frac{p}{q}``, a leading sign (also ``−``),
+    thousands separators (``1,234``), percentages (``50%`` is 50) and Chinese numerals.
+    Floats convert through their shortest repr, so ``0.1`` is 1/10.
 
     >>> parse_number("2/3"), parse_number("-0.50"), parse_number("1,234"), parse_number(0.1)
     (Fraction(2, 3), Fraction(-1, 2), Fraction(1234, 1), Fraction(1, 10))
+    >>> parse_number("\\\\frac{1}{2}"), parse_number("三分之二"), parse_number(".5")
+    (Fraction(1, 2), Fraction(2, 3), Fraction(1, 2))
     >>> parse_number("x+1") is None, parse_number("1/0") is None, parse_number(float("nan")) is None
     (True, True, True)
     """
@@ -60,13 +50,9 @@ def parse_number(value: Any) -> Fraction | None:
         return Fraction(repr(value)) if math.isfinite(value) else None
     if not isinstance(value, str):
         return None
-    text = value.strip().replace("\u2212", "-")
-    if not text or "_" in text or any(ch.isspace() for ch in text):
-        return None
-    text = _without_thousands(text)
     try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
+        return read_number(value)
+    except TimeoutError:  # a pathological target: compared as text instead
         return None
 
 
