@@ -23,7 +23,7 @@ from normalize.cli import (
 from normalize.errors import UsageError
 from normalize.jsonl import read_jsonl, write_jsonl
 from normalize.pack import Pack, canonical_json
-from normalize.rows import normalize_rows
+from normalize.rows import normalize_rows, normalize_rows_typed
 from scoring._items import item_from_row, run_label, task_name
 from scoring.aggregate import AGGREGATES, aggregate_rows
 from scoring.metrics import (
@@ -33,6 +33,7 @@ from scoring.metrics import (
     MathVerifier,
     Score,
     score_detail,
+    score_result,
     scoring_config,
 )
 from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, build_report, render
@@ -105,9 +106,13 @@ def check_scoring(pack: Pack) -> None:
 
 def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
                verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Score]]:
-    """Normalize and score every row of a JSONL file; each output row gains ``correct``."""
-    outs = list(normalize_rows(pack, read_jsonl(path), progress=progress))
-    scores = [score_detail(pack, out, verifier=verifier) for out in outs]
+    """Normalize and score every row of a JSONL file; each output row gains ``correct``.
+
+    Rows are typed once (``Row``, ``Result``) and scored as such, ``(Row, Result) -> Score``;
+    the dicts returned are the output rows written at the JSONL edge."""
+    typed = list(normalize_rows_typed(pack, read_jsonl(path), progress=progress))
+    scores = [score_result(pack, n.row, n.result, verifier=verifier) for n in typed]
+    outs = [n.out for n in typed]
     for out, score in zip(outs, scores, strict=True):
         out["correct"] = score.correct
         out["score"] = score.value if score.outcome == SCORED else None

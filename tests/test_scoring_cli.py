@@ -249,3 +249,29 @@ def test_the_signature_beside_a_score_lists_only_the_chains_scored(
     assert signature == pack.signature_for(["math"]) and "|math:[" in signature
     assert "multiple_choice" not in signature and signature.endswith(f"|hash:{pack.short_hash}")
     assert len(signature) < 400 < len(pack.signature)
+
+
+def test_typed_scoring_equals_scoring_the_output_dicts(tmp_path: Path) -> None:
+    """score_file scores (Row, Result) pairs; the dict edge (score_detail) must agree row by row."""
+    from normalize.jsonl import read_jsonl
+    from normalize.rows import normalize_rows_typed
+    from scoring.metrics import MathVerifier, score_detail, score_result
+
+    extra = tmp_path / "bad.jsonl"
+    extra.write_text("\n".join([
+        "not json",
+        json.dumps({"id": 1, "task": "gsm8k", "output": 5, "target": "5"}),       # invalid, known task
+        json.dumps({"id": 2, "task": "nope", "output": "5", "target": "5"}),      # unknown task
+        json.dumps({"id": 3, "task": "", "output": "5", "target": "5"}),          # empty task
+        json.dumps({"id": 4, "task": "mmlu", "output": "B", "options": "x", "target": "B"}),  # bad options
+        json.dumps({"id": 5, "task": "gsm8k", "output": "#### \\frac{1}{2}", "target": "0.5"}),
+    ]) + "\n", encoding="utf-8")
+    pack = load_pack()
+    root = Path(__file__).resolve().parent.parent / "examples"
+    with MathVerifier() as verifier:
+        for path in [*sorted(root.glob("*.jsonl")), extra]:
+            for n in normalize_rows_typed(pack, read_jsonl(path)):
+                typed = score_result(pack, n.row, n.result, verifier=verifier)
+                assert typed == score_detail(pack, n.out, verifier=verifier), (path, n.out)
+                if typed.outcome == "scored":
+                    assert typed.answer == n.out["answer"]

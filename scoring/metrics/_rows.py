@@ -90,12 +90,12 @@ def compare(
     (looked up in the metric registry); no answer is ``no_answer`` whatever the metric.
 
     >>> compare(ScoringConfig("extractive_qa", "f1", f1_threshold=0.5), "the red house", ["red house", "home"])
-    Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None)
+    Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None, answer='the red house')
     """
     if answer is None:
         return Score(None, 0.0, config.metric, NO_ANSWER)
     definition = METRIC_REGISTRY.get(config.task_type, config.metric)
-    return definition.fn(answer, golds, config, MetricContext(alias_groups, verifier))
+    return replace(definition.fn(answer, golds, config, MetricContext(alias_groups, verifier)), answer=answer)
 
 
 def score_answer(
@@ -151,8 +151,9 @@ def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathV
     try:
         golds = read_targets(config, row.target, row.aliases, row.options)
     except ValueError as exc:
-        return Score(None, 0.0, config.metric, BAD_TARGET, str(exc))
-    return compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+        return Score(None, 0.0, config.metric, BAD_TARGET, str(exc), answer=answer)
+    score = compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+    return replace(score, answer=answer)
 
 
 def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:

@@ -15,7 +15,6 @@ from typing import Any
 from pydantic import Field
 
 from normalize import read_number
-
 from scoring.metrics._registry import (
     SCORED,
     MetricContext,
