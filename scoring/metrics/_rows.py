@@ -121,7 +121,8 @@ def score_answer(
 # --------------------------------------------------------------------------- scoring rows
 
 
-def _row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
+def row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
+    """An output row's task type for scoring: its ``task_type`` when metrics know it, else its task's."""
     kind = row.get("task_type")
     if isinstance(kind, str) and METRIC_REGISTRY.names(kind):
         return kind
@@ -160,7 +161,7 @@ def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier |
     """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...):
     the dict edge of :func:`score_result`, which it reads into a :class:`~normalize.row.Row` and a
     :class:`~normalize.Result` (the row's ``task_type``, else its task's, decides the type)."""
-    kind = _row_task_type(pack, row)
+    kind = row_task_type(pack, row)
     typed = Row.from_mapping(row)
     task = row.get("task")
     result = None if kind is None else Result(
@@ -187,7 +188,7 @@ def score_row(pack: Pack, row: Mapping[str, Any]) -> bool | None:
 
 
 def _needs_verifier(pack: Pack, row: Mapping[str, Any]) -> bool:
-    kind = _row_task_type(pack, row)
+    kind = row_task_type(pack, row)
     if kind != "math":
         return False
     task = row.get("task")
