@@ -52,7 +52,7 @@ class SamplingParams:
     >>> SamplingParams(top_p=0.0)
     Traceback (most recent call last):
     ...
-    ValueError: top_p must be in (0, 1], got 0.0
+    normalize.errors.UsageError: top_p must be in (0, 1], got 0.0
     """
 
     n: int = 1
