@@ -76,3 +76,10 @@ def test_lm_commands_format_json(command: str, tiny_lm_dir: Path, tmp_path: Path
     # generate's summary is the last line of stderr (model loading may print before it)
     document = json.loads(out if command == "loglik" else err.strip().splitlines()[-1])
     assert document["metrics" if command == "loglik" else "rows"]
+
+
+def test_check_update_format_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """The shipped golden samples already match the shipped pack: nothing to write, said in JSON."""
+    assert main(["check", "--update", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["written"] is False and document["changes"] == [] and document["pins_change"] is False
