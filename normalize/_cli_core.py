@@ -50,20 +50,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     rows = read_jsonl(args.input)
     statuses: Counter[str] = Counter()
+    types: set[str] = set()
 
     def counted() -> Any:
         for out in normalize_rows(pack, rows, progress=False if args.no_progress else None):
             statuses[str(out.get("status"))] += 1
+            if isinstance(out.get("task_type"), str):
+                types.add(out["task_type"])
             yield shape_trace(out, args.trace)
 
     written = write_jsonl(counted(), args.output)
+    signature = pack.signature_for(types)  # the chains that ran, plus the short hash
     if args.format == "json":
         document = {"rows": written, "statuses": dict(sorted(statuses.items())),
-                    "pack": {"signature": pack.signature, "hash": pack.hash}}
+                    "pack": {"signature": signature, "hash": pack.hash}}
         print(json.dumps(document, ensure_ascii=False), file=sys.stderr)
         return 0
     summary = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
-    print(f"{written} rows ({summary}) | {pack.signature}", file=sys.stderr)
+    print(f"{written} rows ({summary}) | {signature}", file=sys.stderr)
     return 0
 
 
@@ -89,7 +93,7 @@ def format_explanation(pack: Pack, text: str, task: str, options: int | None = N
     lines.append(f"normalized: {result.text!r}")
     lines.append(f"answer: {json.dumps(result.answer, ensure_ascii=False)}  status: {result.status}"
                  + (f"  reason: {result.reason}" if result.reason else ""))
-    lines.append(f"pack: {pack.signature}")
+    lines.append(f"pack: {pack.signature_for([result.task_type])}")
     return "\n".join(lines)
 
 
@@ -105,7 +109,7 @@ def explanation_json(pack: Pack, text: str, task: str, options: int | None = Non
         "answer": result.answer,
         "status": result.status,
         "reason": result.reason,
-        "pack": {"signature": pack.signature, "hash": pack.hash},
+        "pack": {"signature": pack.signature_for([result.task_type]), "hash": pack.hash},
     }
 
 
