@@ -55,7 +55,8 @@ def test_rules_lists_every_rule_and_parser_as_json(capsys: pytest.CaptureFixture
     marker = next(e for e in entries if e["name"] == "extract_answer_marker")
     assert marker["stage"] == "extract" and marker["scope"] == ["multiple_choice", "math", "extractive_qa"]
     conflict = next(p for p in marker["params"] if p["name"] == "conflict")
-    assert conflict == {"name": "conflict", "type": "'last' | 'keep'", "required": False, "default": "last"}
+    assert conflict == {"name": "conflict", "type": "'last' | 'keep' | 'contradictory'", "required": False,
+                        "default": "last"}
     regex_rule = next(e for e in entries if e["name"] == "extract_regex")
     assert next(p for p in regex_rule["params"] if p["name"] == "pattern")["required"] is True
     think = next(e for e in entries if e["name"] == "remove_think_blocks")

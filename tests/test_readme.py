@@ -44,7 +44,7 @@ def test_the_pack_example_keeps_contradiction_detection(tmp_path: Path) -> None:
     block = next(b for b in _yaml_blocks() if b.startswith("name: my-pack"))
     (tmp_path / "my_pack.yaml").write_text(block, encoding="utf-8")
     pack = load_pack(tmp_path / "my_pack.yaml")
-    for text in ("The answer is A or B", "The answer is A. Wait, the answer is C."):
+    for text in ("The answer is A or B", "The answer is A. … the answer is C."):
         assert pack.run(text, "my_quiz", options=4).status == "contradictory", text
     assert pack.run("The answer is (B).", "my_quiz", options=4).answer == "B"
 
