@@ -13,6 +13,7 @@ from normalize._io import to_input_row
 from normalize._jsonl import decode_line, encode_row
 from normalize.cli import add_format_option, add_pack_option, load_pack_from_args
 from normalize.errors import UsageError
+from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack
 from normalize.rows import normalize_row
 from normalize.stream import (
@@ -33,6 +34,7 @@ def register(sub: Any) -> None:
     add_pack_option(run)
     run.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (- for stdin)")
     run.add_argument("-o", "--output", metavar="OUT.jsonl", help="where to write rows (default: stdout)")
+    add_source_options(run)
     run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_stream_options(run)
     run.add_argument(
@@ -63,6 +65,7 @@ def register(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
+    args.input = source_input(args, pack)
     jobs = check_jobs(args.jobs)
     if args.resume and args.input == "-":
         raise UsageError("--resume needs an input file: stdin cannot be read again")

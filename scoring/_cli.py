@@ -30,6 +30,7 @@ from normalize.jsonl import (
     restore_written_values,
     to_input_row,
 )
+from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack, canonical_json
 from normalize.rows import normalize_rows, normalize_rows_typed, normalize_typed
 from normalize.stream import (
@@ -67,6 +68,7 @@ def register(sub: Any) -> None:
     score = sub.add_parser("score", help="normalize, parse and score rows; print an honest report")
     add_pack_option(score)
     score.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output, target (- for stdin)")
+    add_source_options(score)
     score.add_argument("-o", "--output", metavar="OUT.jsonl",
                        help="write every row with 'correct' added (- for stdout; the report then goes to stderr)")
     score.add_argument("--report", metavar="REPORT.json", help="also write the report as JSON to this file")
@@ -88,6 +90,7 @@ def register(sub: Any) -> None:
     add_pack_option(compare)
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
+    add_source_options(compare, more_inputs=False)
     _add_bootstrap_options(compare)
     add_format_option(compare, help_json="the comparison")
     compare.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
@@ -96,6 +99,7 @@ def register(sub: Any) -> None:
     audit = sub.add_parser("audit", help="show a seeded sample of rows the rules changed, raw beside normalized")
     add_pack_option(audit)
     audit.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (target for run CVs)")
+    add_source_options(audit)
     audit.add_argument("--n", type=int, default=30, help="how many changed rows to show (default 30)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the random choice (default 0)")
     add_format_option(audit, help_json="counts, the chosen rows (raw, normalized, rules), run CVs, pack")
@@ -140,6 +144,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.resume and args.output in (None, "-"):
         raise UsageError("--resume needs -o OUT.jsonl: the scored rows written so far are what a run resumes from")
     pack = load_pack_from_args(args)
+    args.input = source_input(args, pack)
     check_scoring(pack)
     builder = ReportBuilder()
     samples = SampleAggregator(pack, args.aggregate, k=args.k) if args.aggregate else None
@@ -263,7 +268,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     check_scoring(pack)
     with MathVerifier() as verifier:
-        scored_a, scored_b = score_file(pack, args.a, verifier=verifier), score_file(pack, args.b, verifier=verifier)
+        scored_a = score_file(pack, source_input(args, pack, args.a), verifier=verifier)
+        scored_b = score_file(pack, source_input(args, pack, args.b), verifier=verifier)
     a, b = per_id_values(*scored_a), per_id_values(*scored_b)
     signature = pack.signature_for(
         {str(out["task_type"]) for out in (*scored_a[0], *scored_b[0]) if out.get("task_type")})
@@ -352,7 +358,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise UsageError(f"--n must be non-negative, got {args.n}")
     pack = load_pack_from_args(args)
-    rows = read_jsonl(args.input)
+    rows = read_jsonl(source_input(args, pack))
     outs = list(normalize_rows(pack, rows, progress=False))
     changed = [i for i, out in enumerate(outs) if out.get("trace")]
     chosen = sorted(random.Random(args.seed).sample(changed, min(args.n, len(changed))))

@@ -28,9 +28,10 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from normalize import status as st
+from normalize.errors import UsageError
 from normalize.jsonl import InputRow
 from scoring.cache import Cache, GenerationKey, model_id_of, model_revision
 
@@ -65,7 +66,7 @@ class SamplingParams:
 
     def __post_init__(self) -> None:
         if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
-            raise ValueError(f"n must be an integer >= 1, got {self.n!r}")
+            raise UsageError(f"n must be an integer >= 1, got {self.n!r}")
         object.__setattr__(self, "stop", tuple(self.stop))
         GenerationKey("", "", "", temperature=self.temperature, top_p=self.top_p, top_k=self.top_k,
                       max_new_tokens=self.max_new_tokens, seed=self.seed, stop=self.stop,
@@ -189,7 +190,7 @@ class LocalGenerator:
 
         self.model_dir = check_causal_lm_dir(model_dir)
         if batch_size is not None and (isinstance(batch_size, bool) or batch_size < 1):
-            raise ValueError(f"batch_size must be an integer >= 1 or None (auto), got {batch_size!r}")
+            raise UsageError(f"batch_size must be an integer >= 1 or None (auto), got {batch_size!r}")
         self.model_id = model_id_of(self.model_dir)
         self.revision = model_revision(self.model_dir)
         self.device = resolve_device(device)
@@ -405,7 +406,18 @@ def _row_seed(data: dict[str, Any], default: int) -> int:
     return value
 
 
-def generate_rows(rows: Sequence[InputRow], generator: LocalGenerator, params: SamplingParams, *,
+class GeneratorBackend(Protocol):
+    """What :func:`generate_rows` needs: the local model, a server or vLLM."""
+
+    generated_tokens: int
+
+    def generate(self, requests: Sequence[Request], params: SamplingParams, *,
+                 progress: bool = False) -> list[Generation]: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+def generate_rows(rows: Sequence[InputRow], generator: GeneratorBackend, params: SamplingParams, *,
                   progress: bool = False) -> Iterator[dict[str, Any]]:
     """Prediction rows for prompt rows, in input order: each valid row copied ``n`` times with
     ``output`` (and ``sample`` when n > 1), ``model``, ``model_revision`` and ``generation``;
@@ -450,6 +462,8 @@ def generate_rows(rows: Sequence[InputRow], generator: LocalGenerator, params: S
             out["model"] = model["model"]
             out["model_revision"] = model["model_revision"]
             out["generation"] = {**params.to_json(), "seed": seed, "dtype": model["dtype"]}
+            if model.get("backend"):
+                out["generation"]["backend"] = model["backend"]
             if result.text is None:
                 out.pop("output", None)
                 out.update(status=st.INVALID, reason=f"line {row.line}: {result.error}", answer=None)
