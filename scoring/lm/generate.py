@@ -402,7 +402,7 @@ def _progress_bar(total: int, show: bool) -> Any:
 def _row_seed(data: dict[str, Any], default: int) -> int:
     value = data.get("seed", default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"'seed' must be an integer >= 0, got {value!r}")
+        raise UsageError(f"'seed' must be an integer >= 0, got {value!r}")
     return value
 
 

@@ -228,11 +228,11 @@ class OpenAIGenerator:
                 raise UsageError("--chat-template applies a local template for the completions endpoint; the chat "
                                  "endpoint already uses the server's template")
             if tokenizer_dir is None:
-                raise ValueError("--chat-template needs --tokenizer DIR (the served model's local tokenizer)")
+                raise UsageError("--chat-template needs --tokenizer DIR (the served model's local tokenizer)")
             self._template = load_tokenizer(tokenizer_dir)
             template = getattr(self._template, "chat_template", None)
             if not template:
-                raise ValueError(f"the tokenizer in {tokenizer_dir} has no chat template")
+                raise UsageError(f"the tokenizer in {tokenizer_dir} has no chat template")
             backend += "+template:" + hashlib.sha256(str(template).encode("utf-8")).hexdigest()[:16]
         self.backend = backend
 
@@ -344,7 +344,7 @@ def load_tokenizer(path: str | Path) -> Any:
     try:
         return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
     except (OSError, ValueError, KeyError) as exc:
-        raise ValueError(f"cannot load a tokenizer from {str(path)!r}: {exc}") from exc
+        raise UsageError(f"cannot load a tokenizer from {str(path)!r}: {exc}") from exc
 
 
 # --------------------------------------------------------------------------- log-likelihoods
@@ -461,7 +461,7 @@ class RemoteLoglikScorer(LogLikelihoodScorer):
     def __init__(self, config: ClientConfig, model: str, tokenizer_dir: str | Path, *,
                  max_length: int | None = None, client: Client | None = None) -> None:
         if max_length is not None and max_length < 2:
-            raise ValueError(f"max_length must be at least 2, got {max_length!r}")
+            raise UsageError(f"max_length must be at least 2, got {max_length!r}")
         self.client = client or Client(config)
         self.model_name = model
         self.tokenizer = load_tokenizer(tokenizer_dir)
