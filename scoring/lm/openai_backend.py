@@ -54,8 +54,9 @@ ENDPOINTS = ("completions", "chat")
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
-class ServerError(ValueError):
-    """A request to the server failed for good (after retries, or a non-retryable error)."""
+class ServerError(UsageError):
+    """A request to the server failed for good (after retries, or a non-retryable error): a
+    :class:`~normalize.errors.UsageError`, so the command line reports it with exit 2."""
 
 
 class PromptLogprobsUnavailable(ServerError):
