@@ -45,6 +45,12 @@ from normalize.stream import (
     stopped_message,
     write_atomically,
 )
+from scoring._html_cli import (
+    add_html_options,
+    check_html_options,
+    write_compare_html,
+    write_score_html_from_file,
+)
 from scoring._items import item_from_row, run_label, task_name
 from scoring.aggregate import AGGREGATES, SampleAggregator, slim_row
 from scoring.metrics import (
@@ -84,6 +90,9 @@ def register(sub: Any) -> None:
                        help=f"the coefficient of variation that is flagged (default {DEFAULT_CV_THRESHOLD})")
     score.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_stream_options(score)
+    score.add_argument("--html", metavar="OUT.html",
+                       help="also write the self-contained HTML report to this file (reads the input again)")
+    add_html_options(score)
     score.set_defaults(func=cmd_score)
 
     compare = sub.add_parser("compare", help="paired bootstrap of two scored files on their shared ids")
@@ -94,6 +103,8 @@ def register(sub: Any) -> None:
     _add_bootstrap_options(compare)
     add_format_option(compare, help_json="the comparison")
     compare.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
+    compare.add_argument("--html", metavar="OUT.html", help="also write both runs and their comparison as HTML")
+    add_html_options(compare)
     compare.set_defaults(func=cmd_compare)
 
     audit = sub.add_parser("audit", help="show a seeded sample of rows the rules changed, raw beside normalized")
@@ -139,6 +150,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.k is not None and args.aggregate != "pass@k":
         raise UsageError("--k only applies to --aggregate pass@k")
     jobs = check_jobs(args.jobs)
+    check_html_options(args)
+    if args.html and args.input == "-":
+        raise UsageError("--html needs an input file: the page reads the rows again, and stdin cannot be read "
+                         "twice (normalize report - -o OUT.html reads stdin once)")
     if args.resume and args.input == "-":
         raise UsageError("--resume needs an input file: stdin cannot be read again")
     if args.resume and args.output in (None, "-"):
@@ -183,6 +198,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         report = builder.build(pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
                                seed=args.seed, cv_threshold=args.cv_threshold)
         output.commit()
+    if args.html:
+        write_score_html_from_file(args.html, pack, args.input, report, args)
     report_stream = sys.stderr if args.output == "-" else sys.stdout
     if args.report:
         write_atomically(args.report, json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
@@ -267,9 +284,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
     pack = load_pack_from_args(args)
     check_scoring(pack)
+    check_html_options(args)
     with MathVerifier() as verifier:
         scored_a = score_file(pack, source_input(args, pack, args.a), verifier=verifier)
         scored_b = score_file(pack, source_input(args, pack, args.b), verifier=verifier)
+        if args.html:
+            write_compare_html(args.html, pack, [(args.a, *scored_a), (args.b, *scored_b)], args, verifier)
     a, b = per_id_values(*scored_a), per_id_values(*scored_b)
     signature = pack.signature_for(
         {str(out["task_type"]) for out in (*scored_a[0], *scored_b[0]) if out.get("task_type")})
