@@ -14,7 +14,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize.cli import EXIT_FINDINGS, EXIT_OK, add_format_option, add_pack_option, use_color
+from normalize.cli import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    add_format_option,
+    add_pack_option,
+    load_pack_from_args,
+    use_color,
+)
+from normalize.errors import UsageError
 from normalize.jsonl import (
     decode_line,
     encode_row,
@@ -23,8 +31,8 @@ from normalize.jsonl import (
     to_input_row,
 )
 from normalize.lm_eval_log import add_source_options, source_input
-from normalize.pack import Pack, canonical_json, load_pack
-from normalize.rows import normalize_row, normalize_rows
+from normalize.pack import Pack, canonical_json
+from normalize.rows import normalize_rows, normalize_rows_typed, normalize_typed
 from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,
@@ -53,6 +61,7 @@ from scoring.metrics import (
     MathVerifier,
     Score,
     score_detail,
+    score_result,
     scoring_config,
 )
 from scoring.pairwise import mcnemar, minimum_detectable_difference, paired_permutation, shrunk_rate
@@ -71,7 +80,8 @@ def register(sub: Any) -> None:
     score.add_argument("-o", "--output", metavar="OUT.jsonl",
                        help="write every row with 'correct' added (- for stdout; the report then goes to stderr)")
     score.add_argument("--report", metavar="REPORT.json", help="also write the report as JSON to this file")
-    score.add_argument("--format", choices=FORMATS, default="table", help="how to print the report (default: table)")
+    score.add_argument("--format", choices=FORMATS, default="text",
+                       help="text (= table, the default), markdown, or json: one JSON document")
     score.add_argument("--aggregate", choices=AGGREGATES, default=None,
                        help="combine the samples of each id: vote on parsed answers, any, mean, median, pass@k")
     score.add_argument("--k", type=int, default=None, help="k for --aggregate pass@k")
@@ -105,6 +115,7 @@ def register(sub: Any) -> None:
     add_source_options(audit)
     audit.add_argument("--n", type=int, default=30, help="how many changed rows to show (default 30)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the random choice (default 0)")
+    add_format_option(audit, help_json="counts, the chosen rows (raw, normalized, rules), run CVs, pack")
     audit.set_defaults(func=cmd_audit)
 
 
@@ -115,7 +126,7 @@ def _add_bootstrap_options(parser: argparse.ArgumentParser) -> None:
 
 def _check_bootstrap(args: argparse.Namespace) -> None:
     if args.bootstrap < 1:
-        raise ValueError(f"--bootstrap must be at least 1, got {args.bootstrap}")
+        raise UsageError(f"--bootstrap must be at least 1, got {args.bootstrap}")
 
 
 def check_scoring(pack: Pack) -> None:
@@ -128,7 +139,7 @@ def check_scoring(pack: Pack) -> None:
             scoring_config(pack, task, kind)
     unknown = sorted(set(pack.scoring) - set(pack.task_types) - set(pack.tasks) - set(METRICS))
     if unknown:
-        raise ValueError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
+        raise UsageError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
 
 
 # --------------------------------------------------------------------------- score
@@ -137,19 +148,19 @@ def check_scoring(pack: Pack) -> None:
 def cmd_score(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
     if args.aggregate == "pass@k" and (args.k is None or args.k < 1):
-        raise ValueError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
+        raise UsageError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
     if args.k is not None and args.aggregate != "pass@k":
-        raise ValueError("--k only applies to --aggregate pass@k")
+        raise UsageError("--k only applies to --aggregate pass@k")
     jobs = check_jobs(args.jobs)
     check_html_options(args)
     if args.html and args.input == "-":
-        raise ValueError("--html needs an input file: the page reads the rows again, and stdin cannot be read "
+        raise UsageError("--html needs an input file: the page reads the rows again, and stdin cannot be read "
                          "twice (normalize report - -o OUT.html reads stdin once)")
     if args.resume and args.input == "-":
-        raise ValueError("--resume needs an input file: stdin cannot be read again")
+        raise UsageError("--resume needs an input file: stdin cannot be read again")
     if args.resume and args.output in (None, "-"):
-        raise ValueError("--resume needs -o OUT.jsonl: the scored rows written so far are what a run resumes from")
-    pack = load_pack(args.pack)
+        raise UsageError("--resume needs -o OUT.jsonl: the scored rows written so far are what a run resumes from")
+    pack = load_pack_from_args(args)
     args.input = source_input(args, pack)
     check_scoring(pack)
     builder = ReportBuilder()
@@ -239,9 +250,10 @@ def score_chunk(pack: Pack, write_rows: bool, aggregate: bool, verifier: MathVer
     verifier = verifier if verifier is not None else _verifier_here()
     parts: list[bytes] = []
     records: list[Any] = []
-    for number, raw in chunk:
-        out = normalize_row(pack, to_input_row(decode_line(raw, number)))
-        score = score_detail(pack, out, verifier=verifier)
+    for number, raw in chunk:  # typed once: (Row, Result) -> Score; the dict is the output row
+        typed = normalize_typed(pack, to_input_row(decode_line(raw, number)))
+        out = typed.out
+        score = score_result(pack, typed.row, typed.result, verifier=verifier)
         add_score_fields(out, score)
         if write_rows:
             parts.append(encode_row(out))
@@ -251,9 +263,13 @@ def score_chunk(pack: Pack, write_rows: bool, aggregate: bool, verifier: MathVer
 
 def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
                verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Score]]:
-    """Normalize and score every row of a JSONL file; each output row gains ``correct``."""
-    outs = list(normalize_rows(pack, read_jsonl(path), progress=progress))
-    scores = [score_detail(pack, out, verifier=verifier) for out in outs]
+    """Normalize and score every row of a JSONL file; each output row gains ``correct``.
+
+    Rows are typed once (``Row``, ``Result``) and scored as such, ``(Row, Result) -> Score``;
+    the dicts returned are the output rows written at the JSONL edge."""
+    typed = list(normalize_rows_typed(pack, read_jsonl(path), progress=progress))
+    scores = [score_result(pack, n.row, n.result, verifier=verifier) for n in typed]
+    outs = [n.out for n in typed]
     for out, score in zip(outs, scores, strict=True):
         add_score_fields(out, score)
     return outs, scores
@@ -310,7 +326,7 @@ def per_id_values(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) ->
 
 def cmd_compare(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     check_scoring(pack)
     check_html_options(args)
     with MathVerifier() as verifier:
@@ -321,11 +337,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     a, b = per_id_values(*scored_a), per_id_values(*scored_b)
     texts = paired_text_sections(per_id_texts(*scored_a), per_id_texts(*scored_b),
                                  n_resamples=args.bootstrap, seed=args.seed)
+    signature = pack.signature_for(
+        {str(out["task_type"]) for out in (*scored_a[0], *scored_b[0]) if out.get("task_type")})
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
     if not shared:
-        raise ValueError(f"{args.a} and {args.b} share no scorable ids")
+        raise UsageError(f"{args.a} and {args.b} share no scorable ids")
     result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
@@ -340,7 +358,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "mcnemar": tests["mcnemar"], "permutation": tests["permutation"], "mdd": tests["mdd"],
             "text_metrics": texts,
             "only_in_a": only_a, "only_in_b": only_b,
-            "pack": {"signature": pack.signature, "hash": pack.hash},
+            "pack": {"signature": signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2))
         return EXIT_OK
     print(f"A: {args.a}  mean {mean_a:.3f} over {len(shared)} shared ids")
@@ -375,7 +393,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if keys:
             shown = ", ".join(keys[:_LIST_IDS]) + (f", … ({len(keys) - _LIST_IDS} more)" if len(keys) > _LIST_IDS else "")
             print(f"ids only in {label} ({len(keys)}, left out): {shown}")
-    print(f"pack: {pack.signature}")
+    print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
 
@@ -458,13 +476,28 @@ def _run_cv(values_by_run: Mapping[str, list[float]]) -> tuple[float | None, dic
 
 def cmd_audit(args: argparse.Namespace) -> int:
     if args.n < 0:
-        raise ValueError(f"--n must be non-negative, got {args.n}")
-    pack = load_pack(args.pack)
+        raise UsageError(f"--n must be non-negative, got {args.n}")
+    pack = load_pack_from_args(args)
     rows = read_jsonl(source_input(args, pack))
     outs = list(normalize_rows(pack, rows, progress=False))
-    color = use_color()
     changed = [i for i, out in enumerate(outs) if out.get("trace")]
     chosen = sorted(random.Random(args.seed).sample(changed, min(args.n, len(changed))))
+    cvs = run_cvs(pack, outs) if any(out.get("run") is not None for out in outs) else None
+    signature = pack.signature_for({str(out["task_type"]) for out in outs if out.get("task_type")})
+    if args.format == "json":
+        print(json.dumps({
+            "rows": len(outs), "changed": len(changed), "seed": args.seed,
+            "shown": [{
+                "line": rows[i].line, "id": outs[i].get("id"), "task": task_name(outs[i]),
+                "status": outs[i].get("status"), "answer": outs[i].get("answer"),
+                "rules": [f"{step['rule']}.v{step['version']}" for step in outs[i].get("trace", [])],
+                "raw": outs[i].get("output"), "normalized": outs[i].get("normalized"),
+            } for i in chosen],
+            "run_cv": cvs,
+            "pack": {"signature": signature, "hash": pack.hash},
+        }, ensure_ascii=False, indent=2, default=str))
+        return EXIT_OK
+    color = use_color()
     print(f"{len(changed)} of {len(outs)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed})")
     for i in chosen:
         out = outs[i]
@@ -482,15 +515,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if isinstance(raw, str) and isinstance(normalized, str):
             print("  changes:")
             print(_indent(mark_differences(raw, normalized, color=color)))
-    if any(out.get("run") is not None for out in outs):
-        _print_run_cvs(pack, outs)
+    if cvs is not None:
+        print()
+        print("run-to-run spread (coefficient of variation of per-run accuracy):")
+        for label, block in (("raw exact match", cvs["raw_exact"]), ("normalized score", cvs["normalized"])):
+            runs = ", ".join(f"{run}={value:.3f}" for run, value in sorted(block["runs"].items()))
+            shown = "-" if block["cv"] is None else f"{block['cv']:.4f}"
+            print(f"  {label:<17} CV {shown}  ({runs})" + (f"  {block['note']}" if block["note"] else ""))
     print()
-    print(f"pack: {pack.signature}")
+    print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
 
 
-def _print_run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> None:
+def run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per-run accuracy and its coefficient of variation, on raw exact match and on the score."""
     check_scoring(pack)
     raw_by_run: dict[str, list[float]] = {}
     norm_by_run: dict[str, list[float]] = {}
@@ -505,10 +544,8 @@ def _print_run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> None:
             score = score_detail(pack, out, verifier=verifier)
             if score.outcome in (SCORED, NO_ANSWER):
                 norm_by_run.setdefault(run, []).append(score.value)
-    print()
-    print("run-to-run spread (coefficient of variation of per-run accuracy):")
-    for label, by_run in (("raw exact match", raw_by_run), ("normalized score", norm_by_run)):
+    document: dict[str, Any] = {}
+    for key, by_run in (("raw_exact", raw_by_run), ("normalized", norm_by_run)):
         cv, means, note = _run_cv(by_run)
-        runs = ", ".join(f"{run}={value:.3f}" for run, value in sorted(means.items()))
-        shown = "-" if cv is None else f"{cv:.4f}"
-        print(f"  {label:<17} CV {shown}  ({runs})" + (f"  {note}" if note else ""))
+        document[key] = {"cv": cv, "runs": means, "note": note}
+    return document

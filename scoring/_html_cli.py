@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize.cli import EXIT_OK, add_format_option, add_pack_option
-from normalize.pack import Pack, load_pack
+from normalize.cli import EXIT_OK, add_format_option, add_pack_option, load_pack_from_args
+from normalize.errors import UsageError
+from normalize.pack import Pack
 from normalize.stream import write_atomically
 from scoring._comparison import compare_runs
 from scoring._items import item_from_row
@@ -63,17 +64,17 @@ def register(sub: Any) -> None:
 def check_html_options(args: argparse.Namespace) -> None:
     """``ValueError`` naming a bad option value."""
     if args.audit_rows < 0:
-        raise ValueError(f"--audit-rows must be non-negative, got {args.audit_rows}")
+        raise UsageError(f"--audit-rows must be non-negative, got {args.audit_rows}")
     if args.page_size < 1:
-        raise ValueError(f"--page-size must be at least 1, got {args.page_size}")
+        raise UsageError(f"--page-size must be at least 1, got {args.page_size}")
     if args.rule_effect_rows is not None and args.rule_effect_rows < 0:
-        raise ValueError(f"--rule-effect-rows must be non-negative, got {args.rule_effect_rows}")
+        raise UsageError(f"--rule-effect-rows must be non-negative, got {args.rule_effect_rows}")
 
 
 def _labels(inputs: Sequence[str], given: Sequence[str] | None) -> list[str]:
     if given is not None:
         if len(given) != len(inputs):
-            raise ValueError(f"--label given {len(given)} times for {len(inputs)} runs")
+            raise UsageError(f"--label given {len(given)} times for {len(inputs)} runs")
         return list(given)
     names = [Path(p).name if p != "-" else "stdin" for p in inputs]
     if len(set(names)) < len(names):
@@ -164,17 +165,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     from scoring._cli import check_scoring, score_file
 
     if len(args.inputs) > 2:
-        raise ValueError(f"normalize report takes one run or two to compare, got {len(args.inputs)}")
+        raise UsageError(f"normalize report takes one run or two to compare, got {len(args.inputs)}")
     if args.bootstrap < 1:
-        raise ValueError(f"--bootstrap must be at least 1, got {args.bootstrap}")
+        raise UsageError(f"--bootstrap must be at least 1, got {args.bootstrap}")
     if not 0.0 < args.confidence < 1.0:
-        raise ValueError(f"--confidence must be strictly between 0 and 1, got {args.confidence}")
+        raise UsageError(f"--confidence must be strictly between 0 and 1, got {args.confidence}")
     if args.aggregate == "pass@k" and (args.k is None or args.k < 1):
-        raise ValueError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
+        raise UsageError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
     if args.k is not None and args.aggregate != "pass@k":
-        raise ValueError("--k only applies to --aggregate pass@k")
+        raise UsageError("--k only applies to --aggregate pass@k")
     check_html_options(args)
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     check_scoring(pack)
     labels = _labels(args.inputs, args.label)
     runs: list[ReportRun] = []

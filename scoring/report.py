@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
+from normalize.errors import UsageError
 from normalize.pack import Pack
 from normalize.status import ALL_STATUSES
 from scoring._items import Item
@@ -69,7 +70,8 @@ from scoring.stats import (
 __all__ = ["DEFAULT_CV_THRESHOLD", "FORMATS", "ReportBuilder", "build_report", "render", "render_json", "render_markdown", "render_table"]
 
 DEFAULT_CV_THRESHOLD: Final = 0.05
-FORMATS: Final = ("table", "markdown", "json")
+#: ``text`` (the CLI convention's name) and ``table`` are the same aligned table.
+FORMATS: Final = ("text", "table", "markdown", "json")
 #: Aggregates under which an item's value is still "one answer, right or wrong" (chance applies).
 _SINGLE_ANSWER_MODES: Final = (None, "vote")
 
@@ -387,7 +389,7 @@ class ReportBuilder:
         """The report as plain JSON data: groups per task, per task type, and overall (see :func:`build_report`)."""
         if isinstance(cv_threshold, bool) or not isinstance(cv_threshold, (int, float)) or not (
                 math.isfinite(cv_threshold) and cv_threshold >= 0):
-            raise ValueError(f"the CV threshold must be a non-negative number, got {cv_threshold!r}")
+            raise UsageError(f"the CV threshold must be a non-negative number, got {cv_threshold!r}")
         interval = _Intervals(n_resamples, seed, confidence)
 
         def stats(name: str, level: str, group: _Group) -> dict[str, Any]:
@@ -397,11 +399,11 @@ class ReportBuilder:
         groups.extend(stats(name, "task", group) for name, group in self.by_task.items())
         groups.extend(stats(name, "task_type", group) for name, group in sorted(self.by_type.items()))
         groups.append(stats("overall", "overall", self.overall))
-        for group in groups:
-            group["pack_signature"] = pack.signature
+        for group in groups:  # only the chains that scored the group's items, plus the short hash
+            group["pack_signature"] = pack.signature_for(group["task_types"])
             group["pack_hash"] = pack.hash
         return {
-            "pack": {"name": pack.name, "signature": pack.signature, "hash": pack.hash},
+            "pack": {"name": pack.name, "signature": pack.signature_for(self.overall.types), "hash": pack.hash},
             "aggregate": {"mode": aggregate, "k": k} if aggregate else None,
             "bootstrap": {"method": "percentile", "n_resamples": n_resamples, "seed": seed, "confidence": confidence},
             "cv_threshold": float(cv_threshold),
@@ -652,11 +654,11 @@ def render_json(report: Mapping[str, Any]) -> str:
 
 
 def render(report: Mapping[str, Any], fmt: str, *, color: bool = False) -> str:
-    """Render in ``table``, ``markdown`` or ``json``."""
-    if fmt == "table":
+    """Render in ``text`` (= ``table``), ``markdown`` or ``json``."""
+    if fmt in ("text", "table"):
         return render_table(report, color=color)
     if fmt == "markdown":
         return render_markdown(report)
     if fmt == "json":
         return render_json(report)
-    raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    raise UsageError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")

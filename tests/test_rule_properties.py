@@ -82,14 +82,20 @@ def specs_for(name: str) -> tuple[RuleSpec, ...]:
     return (build_spec(name, None, resources),)
 
 
+#: Extract rules that may stop a chain with a recorded status (two different marked answers are
+#: ``contradictory``); the engine records RejectText from any stage, it is never a crash.
+_REJECTING_EXTRACT = frozenset({"extract_answer_marker", "extract_code_block", "extract_json_block"})
+
+
 def _apply(spec: RuleSpec, text: str) -> str | None:
-    """The rule's output, or None when a structure rule rejects the text (a recorded status)."""
+    """The rule's output, or None when a structure rule (or an extract rule that finds
+    contradictory answers) rejects the text (a recorded status)."""
     try:
         return spec.apply(text)
-    except RejectText:
-        if spec.stage != "structure":
-            raise
-        return None
+    except RejectText as rejected:
+        if spec.stage == "structure" or (spec.name in _REJECTING_EXTRACT and rejected.status == "contradictory"):
+            return None
+        raise
 
 
 # --------------------------------------------------------------------------- properties

@@ -100,6 +100,7 @@ from scoring.metrics._rows import (
     read_targets,
     score_answer,
     score_detail,
+    score_result,
     score_row,
     score_rows,
 )

@@ -34,11 +34,12 @@ OUTCOMES: Final[tuple[Outcome, ...]] = (SCORED, NO_ANSWER, NO_TARGET, BAD_TARGET
 
 @dataclass(frozen=True)
 class Score:
-    """The verdict on one row.
+    """The verdict on one row: ``value``, ``answer``, ``outcome``, ``explanation``.
 
     ``outcome`` is ``scored``, ``no_answer`` (wrong in strict accuracy), ``no_target`` or
     ``bad_target`` (both left out of accuracies and counted apart); ``value`` is in [0, 1]
-    and 0 unless scored; ``correct`` is None unless scored; ``note`` says why, when useful.
+    and 0 unless scored; ``correct`` is None unless scored; ``note`` says why, when useful;
+    ``answer`` is the parsed answer that was scored (None when there was none).
     What reports need beyond the value rides along unprinted: ``texts`` (the hypothesis —
     empty when unparsed — and the references, for corpus-level text metrics), ``ranking``
     (every ranking metric of the row) and ``config`` (the resolved scoring settings).
@@ -49,6 +50,7 @@ class Score:
     metric: str
     outcome: Outcome
     note: str | None = None
+    answer: Any = None
     texts: tuple[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     ranking: Mapping[str, float] | None = field(default=None, repr=False, compare=False)
     config: ScoringConfig | None = field(default=None, repr=False, compare=False)

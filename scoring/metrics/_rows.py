@@ -118,7 +118,7 @@ def compare(
     (looked up in the metric registry); no answer is ``no_answer`` whatever the metric.
 
     >>> compare(ScoringConfig("extractive_qa", "f1", f1_threshold=0.5), "the red house", ["red house", "home"])
-    Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None)
+    Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None, answer='the red house')
     """
     kind = config.task_type
     refs: tuple[str, ...] | None = None
@@ -129,7 +129,7 @@ def compare(
                      ranking=dict.fromkeys(RANKING_METRICS, 0.0) if kind == "ranking" else None, config=config)
     definition = METRIC_REGISTRY.get(kind, config.metric)
     score = definition.fn(answer, golds, config, MetricContext(alias_groups, verifier))
-    return replace(score, texts=None if refs is None else (as_text(answer), refs), config=config)
+    return replace(score, answer=answer, texts=None if refs is None else (as_text(answer), refs), config=config)
 
 
 def score_answer(
@@ -155,7 +155,8 @@ def score_answer(
 # --------------------------------------------------------------------------- scoring rows
 
 
-def _row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
+def row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
+    """An output row's task type for scoring: its ``task_type`` when metrics know it, else its task's."""
     kind = row.get("task_type")
     if isinstance(kind, str) and METRIC_REGISTRY.names(kind):
         return kind
@@ -187,15 +188,16 @@ def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathV
     try:
         golds = read_targets(config, row.target, row.aliases, row.options)
     except ValueError as exc:
-        return Score(None, 0.0, config.metric, BAD_TARGET, str(exc))
-    return compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+        return Score(None, 0.0, config.metric, BAD_TARGET, str(exc), answer=answer)
+    score = compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+    return replace(score, answer=answer)
 
 
 def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:
     """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...):
     the dict edge of :func:`score_result`, which it reads into a :class:`~normalize.row.Row` and a
     :class:`~normalize.Result` (the row's ``task_type``, else its task's, decides the type)."""
-    kind = _row_task_type(pack, row)
+    kind = row_task_type(pack, row)
     typed = Row.from_mapping(row)
     task = row.get("task")
     result = None if kind is None else Result(
@@ -222,7 +224,7 @@ def score_row(pack: Pack, row: Mapping[str, Any]) -> bool | None:
 
 
 def _needs_verifier(pack: Pack, row: Mapping[str, Any]) -> bool:
-    kind = _row_task_type(pack, row)
+    kind = row_task_type(pack, row)
     if kind != "math":
         return False
     task = row.get("task")
