@@ -107,6 +107,26 @@ class TraceStep:
         }
 
 
+class AnnotatedText(str):
+    """A rule's output text carrying notes about how it was obtained (``found_by="boxed"``).
+
+    The engine records the notes of the last rule that gave annotated text on the result
+    (``Result.extra``) and passes them to the parser (``ParseContext.notes``); the text itself
+    is stored as a plain ``str``, so traces and replay are unaffected.
+
+    >>> t = AnnotatedText("42", found_by="marker")
+    >>> t == "42", t.notes["found_by"]
+    (True, 'marker')
+    """
+
+    notes: Mapping[str, Any]
+
+    def __new__(cls, text: str, **notes: Any) -> AnnotatedText:
+        made = super().__new__(cls, text)
+        made.notes = dict(notes)
+        return made
+
+
 @dataclass(frozen=True)
 class ChainOutcome:
     """What running a chain gives, before the parser."""
@@ -116,6 +136,7 @@ class ChainOutcome:
     status: str
     reason: str | None
     trace: tuple[TraceStep, ...]
+    notes: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -141,7 +162,7 @@ class Result:
         return self.status == st.OK
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "normalized": self.text,
             "answer": self.answer,
             "status": self.status,
@@ -149,6 +170,9 @@ class Result:
             "trace": [step.to_json() for step in self.trace],
             "rules_hash": self.rules_hash,
         }
+        if self.extra:
+            out["extra"] = dict(self.extra)
+        return out
 
 
 def run_chain(
@@ -181,11 +205,12 @@ def run_chain(
         )
     text = raw
     trace: list[TraceStep] = []
+    notes: dict[str, Any] = {}
     for index, spec in enumerate(chain.specs):
         try:
             after = spec.apply(text, timeout=timeout)
         except RejectText as rejected:
-            return ChainOutcome(raw, text, rejected.status, f"{spec.name}: {rejected.reason}", tuple(trace))
+            return ChainOutcome(raw, text, rejected.status, f"{spec.name}: {rejected.reason}", tuple(trace), notes)
         except TimeoutError:
             return ChainOutcome(
                 raw,
@@ -204,10 +229,13 @@ def run_chain(
             return ChainOutcome(
                 raw, text, st.ERROR, f"{spec.name} returned {type(after).__name__}, not str", tuple(trace)
             )
+        if isinstance(after, AnnotatedText):
+            notes.update(after.notes)
+            after = str(after)
         if after != text:
             trace.append(TraceStep(index, spec.name, spec.version, text, after))
             text = after
-    return ChainOutcome(raw, text, st.OK, None, tuple(trace))
+    return ChainOutcome(raw, text, st.OK, None, tuple(trace), notes)
 
 
 def replay(chain: Chain, raw: str, trace: tuple[TraceStep, ...], *, timeout: float = DEFAULT_TIMEOUT) -> str:
@@ -226,7 +254,7 @@ def replay(chain: Chain, raw: str, trace: tuple[TraceStep, ...], *, timeout: flo
             )
         if text != step.before:
             raise ValueError(f"trace step {step.index} ({step.rule}) starts from different text")
-        text = spec.apply(text, timeout=timeout)
+        text = str(spec.apply(text, timeout=timeout))
         if text != step.after:
             raise ValueError(f"trace step {step.index} ({step.rule}) gives different text on replay")
     return text

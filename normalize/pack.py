@@ -203,8 +203,10 @@ class Pack:
         )
         answer: Any = None
         status, reason = outcome.status, outcome.reason
+        extra: dict[str, Any] = dict(outcome.notes)
         if status == st.OK and outcome.text is not None:
-            status, reason, answer = self._parse(t.parser, outcome.text, options)
+            status, reason, answer, parsed_extra = self._parse(t.parser, outcome.text, options, outcome.notes)
+            extra.update(parsed_extra)
         return Result(
             raw=outcome.raw,
             text=outcome.text,
@@ -215,27 +217,32 @@ class Pack:
             task_type=task_type,
             answer=answer,
             rules_hash=self.hash,
+            extra=extra,
         )
 
     def _parse(
-        self, spec: ParserSpec, text: str, options: Sequence[str] | int | None
-    ) -> tuple[str, str | None, Any]:
+        self,
+        spec: ParserSpec,
+        text: str,
+        options: Sequence[str] | int | None,
+        notes: Mapping[str, Any] | None = None,
+    ) -> tuple[str, str | None, Any, Mapping[str, Any]]:
         domain: tuple[str, ...] | int | None
         if options is None or isinstance(options, int):
             domain = options
         else:
             domain = tuple(options)
-        ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout)
+        ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout, notes=dict(notes or {}))
         definition = REGISTRY.parser(spec.name)
         try:
             parsed = definition.fn(text, spec.params, ctx)
         except TimeoutError:
-            return st.ERROR, f"parser {spec.name}: regular expression timed out", None
+            return st.ERROR, f"parser {spec.name}: regular expression timed out", None, {}
         except ValueError as exc:  # bad per-row input such as an option count of 1
-            return st.INVALID, f"parser {spec.name}: {exc}", None
+            return st.INVALID, f"parser {spec.name}: {exc}", None, {}
         if parsed.status != st.OK:
-            return parsed.status, parsed.reason, None
-        return st.OK, None, parsed.answer
+            return parsed.status, parsed.reason, None, parsed.extra
+        return st.OK, None, parsed.answer, parsed.extra
 
     def run_many(
         self,

@@ -101,6 +101,8 @@ class Parsed:
     answer: Any
     status: str
     reason: str | None = None
+    #: What the parser noted about how it read the answer (units dropped, ...): JSON values.
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,8 @@ class ParseContext:
 
     options: tuple[str, ...] | int | None = None
     timeout: float = DEFAULT_TIMEOUT
+    #: Notes the chain's rules left (``found_by``: how the answer statement was found).
+    notes: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

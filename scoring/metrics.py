@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final, NamedTuple
 
+from normalize._deadline import TimeUp
+from normalize._mathvalue import DEFAULT_MATH_TIMEOUT, NotMath, Tolerance, equivalent, read_value
 from normalize.pack import Pack, canonical_json
 from scoring._mathverify import MathVerifier
 
@@ -63,6 +65,7 @@ __all__ = [
     "flatten_json",
     "json_equal",
     "json_field_scores",
+    "math_match",
     "math_verify_match",
     "normalize_squad",
     "numeric_match",
@@ -81,7 +84,7 @@ __all__ = [
 #: Metrics each task type accepts; the first is the default.
 METRICS: Final[Mapping[str, tuple[str, ...]]] = {
     "multiple_choice": ("exact",),
-    "math": ("numeric", "exact", "math_verify"),
+    "math": ("math", "numeric", "exact", "math_verify"),
     "extractive_qa": ("squad_exact", "f1", "exact"),
     "structured_json": ("exact", "field_f1"),
     "code": ("exact",),
@@ -90,7 +93,7 @@ METRICS: Final[Mapping[str, tuple[str, ...]]] = {
 
 _TYPE_KEYS: Final[Mapping[str, frozenset[str]]] = {
     "multiple_choice": frozenset({"metric"}),
-    "math": frozenset({"metric", "rel_tol", "abs_tol", "timeout"}),
+    "math": frozenset({"metric", "rel_tol", "abs_tol", "timeout", "percent_bare"}),
     "extractive_qa": frozenset({"metric", "f1_threshold"}),
     "structured_json": frozenset({"metric", "f1_threshold"}),
     "code": frozenset({"metric"}),
@@ -117,6 +120,7 @@ class ScoringConfig:
     abs_tol: float = 0.0
     timeout: float = 5.0
     f1_threshold: float = 1.0
+    percent_bare: bool = False
 
 
 def _number_setting(value: Any, where: str, *, positive: bool = False, at_most_one: bool = False) -> float:
@@ -159,7 +163,14 @@ def scoring_config(pack: Pack, task: str, task_type: str | None = None) -> Scori
         timeout=_number_setting(merged.get("timeout", 5.0), f"{where}.timeout", positive=True),
         f1_threshold=_number_setting(merged.get("f1_threshold", 1.0), f"{where}.f1_threshold",
                                      positive=True, at_most_one=True),
+        percent_bare=_bool_setting(merged.get("percent_bare", False), f"{where}.percent_bare"),
     )
+
+
+def _bool_setting(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{where} must be true or false, got {value!r}")
+    return value
 
 
 # --------------------------------------------------------------------------- text
@@ -334,6 +345,45 @@ def numeric_match(answer: Any, target: Any, *, rel_tol: float = 0.0, abs_tol: fl
         return True
     bound = max(Fraction(rel_tol) * max(abs(a), abs(b)), Fraction(abs_tol))
     return abs(a - b) <= bound
+
+
+def math_match(
+    answer: str,
+    target: str,
+    *,
+    rel_tol: float = 0.0,
+    abs_tol: float = 0.0,
+    percent_bare: bool = False,
+    timeout: float = DEFAULT_MATH_TIMEOUT,
+) -> bool:
+    """Mathematical equivalence of an answer and a gold, both read by the ``math`` parser's reader.
+
+    Plain numbers compare as exact rationals (within the tolerances); sets unordered, tuples and
+    intervals ordered, matrices element-wise, expressions and relations by SymPy.  A gold
+    written in LaTeX works as the dataset writes it.  A gold that cannot be read raises
+    ``ValueError``; past ``timeout`` seconds ``TimeoutError``.
+
+    >>> math_match("5/4", r"1\frac{1}{4}"), math_match(r"\{-2021, 2021\}", r"\pm 2021"), math_match("2021", r"\pm 2021")
+    (True, True, False)
+    >>> math_match("20%", "20"), math_match("20%", "20", percent_bare=True), math_match("20", r"20\%")
+    (False, True, True)
+    """
+    try:
+        gold = read_value(target, timeout=timeout)
+    except NotMath as exc:
+        raise ValueError(f"the target {target!r} is not a mathematical answer: {exc.reason}") from None
+    except TimeUp:
+        raise TimeoutError(f"reading the target {target!r} took longer than {timeout:g} s") from None
+    try:
+        pred = read_value(answer, timeout=timeout)
+    except NotMath:
+        return False
+    except TimeUp:
+        raise TimeoutError(f"reading the answer {answer!r} took longer than {timeout:g} s") from None
+    try:
+        return equivalent(pred, gold, tol=Tolerance(rel_tol, abs_tol), percent_bare=percent_bare, timeout=timeout)
+    except TimeUp:
+        raise TimeoutError(f"comparing {answer!r} with {target!r} took longer than {timeout:g} s") from None
 
 
 def math_verify_match(answer: str, target: str, verifier: MathVerifier, *, timeout: float | None = None) -> bool:
@@ -642,6 +692,21 @@ def compare(
             except TimeoutError as exc:
                 return Score(False, 0.0, metric, SCORED, str(exc))
             return Score(hit, float(hit), metric, SCORED)
+        if metric == "math":
+            notes = []
+            hit = False
+            for g in alias_candidates(golds, alias_groups):
+                try:
+                    hit = math_match(text, g, rel_tol=config.rel_tol, abs_tol=config.abs_tol,
+                                     percent_bare=config.percent_bare, timeout=config.timeout)
+                except (ValueError, TimeoutError) as exc:
+                    notes.append(str(exc))
+                    continue
+                if hit:
+                    break
+            if not hit and notes and len(notes) == len(alias_candidates(golds, alias_groups)):
+                return Score(None, 0.0, metric, BAD_TARGET, notes[0])
+            return Score(hit, float(hit), metric, SCORED, "; ".join(notes) or None)
         accepted = alias_candidates(golds, alias_groups, key=_number_key)
         if metric == "exact":
             hit = any(exact_match(text, g) for g in accepted)
