@@ -370,7 +370,8 @@ def _sympy_read(s: str) -> Any:
     text = normalize_latex(s, norm)
     obj = latex2sympy(text, normalization_config=None, conversion_config=conv)
     obj = _rationalize(obj)
-    if isinstance(obj, sp.Expr) and not obj.has(sp.Sum, sp.Product, sp.Integral, sp.Limit):
+    doable = (sp.Expr, sp.Tuple, sp.FiniteSet, sp.Interval, sp.Union)
+    if isinstance(obj, doable) and not obj.has(sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Rel, sp.logic.boolalg.Boolean):
         obj = obj.doit()  # 1*1/e as written → 1/e
     if isinstance(obj, sp.Basic) and not isinstance(obj, sp.MatrixBase):
         e_symbols = [a for a in obj.free_symbols if getattr(a, "name", "") == "e"]
@@ -414,7 +415,8 @@ def _canonical_inner(obj: Any) -> str:
         return r"\infty"
     if obj is sp.S.NegativeInfinity:
         return r"-\infty"
-    return str(sp.latex(obj))
+    # "2 \frac{1}{x}" would read back as a mixed number: write the product explicitly
+    return _sub(r"([0-9])\s+\\frac", r"\1 \\cdot \\frac", str(sp.latex(obj)))
 
 
 # --------------------------------------------------------------------------- reading
@@ -567,6 +569,8 @@ def read_value(s: str, *, timeout: float = DEFAULT_MATH_TIMEOUT) -> MathValue:
     >>> [read_value(s).canonical for s in ["1,000", r"1\\frac{1}{4}", r"\\dfrac{2}{4}", "20\\\\%", r"x = 5"]]
     ['1000', '5/4', '1/2', '20%', '5']
     """
+    if _front_end.cache_info().currsize == 0 and compile_pattern(r"[A-Za-z\\(){}\[\]]").search(s):
+        _front_end()  # importing SymPy takes a second or more: not part of any answer's time
     got = call_within(lambda: _read_cached(s), timeout)
     if isinstance(got, NotMath):
         raise got
@@ -622,6 +626,7 @@ def equivalent(answer: MathValue, gold: MathValue, *, tol: Tolerance = Tolerance
         return any(_close(a, g, tol) for a in a_vals for g in g_vals)
     if answer.kind == "text" or gold.kind == "text":
         return _text_key(answer) == _text_key(gold)
+    _sympy()  # imported outside the time bound
     return bool(call_within(lambda: _same_cached(answer, gold, tol), timeout))
 
 

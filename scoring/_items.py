@@ -29,6 +29,8 @@ class Item:
     id: str | None = None
     n_samples: int = 1
     tied: bool = False
+    #: How the parser found the answer (``marker``, ``boxed``, ``last_number``), when the chain says.
+    found_by: str | None = None
 
 
 def option_count(row: Mapping[str, Any]) -> int | None:
@@ -67,4 +69,12 @@ def item_from_row(row: Mapping[str, Any], score: Score) -> Item:
         option_count=option_count(row),
         run=run_label(row),
         id=None if raw_id is None else str(raw_id),
+        found_by=found_by(row),
     )
+
+
+def found_by(row: Mapping[str, Any]) -> str | None:
+    """``extra.found_by`` of an output row (how its answer statement was found), or None."""
+    extra = row.get("extra")
+    method = extra.get("found_by") if isinstance(extra, Mapping) else None
+    return method if isinstance(method, str) else None

@@ -137,7 +137,7 @@ def scoring_config(pack: Pack, task: str, task_type: str | None = None) -> Scori
 
     >>> from normalize.pack import load_pack
     >>> scoring_config(load_pack(), "multiple_choice")
-    ScoringConfig(task_type='multiple_choice', metric='exact', rel_tol=0.0, abs_tol=0.0, timeout=5.0, f1_threshold=1.0)
+    ScoringConfig(task_type='multiple_choice', metric='exact', rel_tol=0.0, abs_tol=0.0, timeout=5.0, f1_threshold=1.0, percent_bare=False)
     """
     kind = task_type if task_type is not None else pack.task_type_of(task)
     if kind not in METRICS:
@@ -356,7 +356,7 @@ def math_match(
     percent_bare: bool = False,
     timeout: float = DEFAULT_MATH_TIMEOUT,
 ) -> bool:
-    """Mathematical equivalence of an answer and a gold, both read by the ``math`` parser's reader.
+    r"""Mathematical equivalence of an answer and a gold, both read by the ``math`` parser's reader.
 
     Plain numbers compare as exact rationals (within the tolerances); sets unordered, tuples and
     intervals ordered, matrices element-wise, expressions and relations by SymPy.  A gold
@@ -695,7 +695,11 @@ def compare(
         if metric == "math":
             notes = []
             hit = False
-            for g in alias_candidates(golds, alias_groups):
+            accepted = alias_candidates(golds, alias_groups, key=_number_key)
+            for g in accepted:
+                if exact_match(text, g):
+                    hit = True
+                    break
                 try:
                     hit = math_match(text, g, rel_tol=config.rel_tol, abs_tol=config.abs_tol,
                                      percent_bare=config.percent_bare, timeout=config.timeout)
@@ -704,7 +708,7 @@ def compare(
                     continue
                 if hit:
                     break
-            if not hit and notes and len(notes) == len(alias_candidates(golds, alias_groups)):
+            if not hit and notes and len(notes) == len(accepted):
                 return Score(None, 0.0, metric, BAD_TARGET, notes[0])
             return Score(hit, float(hit), metric, SCORED, "; ".join(notes) or None)
         accepted = alias_candidates(golds, alias_groups, key=_number_key)

@@ -4,6 +4,9 @@ For each task, each task type and overall, a report gives:
 
 * ``n`` items, counts per status, and items left out (``no_target``, ``bad_target``);
 * ``parse_rate`` r = parsed / scorable items (a scorable item has a readable target);
+* ``parse_rates`` for math (rows whose ``extra.found_by`` says how the answer was found):
+  ``strict`` — answers the output states (a marker, ``####``, a box) — and ``flexible`` — also
+  the last number of a finished solution — like lm-eval's strict-match and flexible-extract;
 * ``a_valid``: mean score over parsed items, and ``a_strict`` = r · A_valid: mean score over
   all scorable items with every unparsed one counted wrong;
 * for multiple choice (when every scorable item states its option count K_i):
@@ -92,6 +95,7 @@ def _group_stats(
         "scorable": len(scorable),
         "parsed": len(parsed),
         "parse_rate": len(parsed) / len(scorable) if scorable else None,
+        "parse_rates": _parse_rates(scorable),
         "a_valid": interval([i.value for i in parsed]),
         "a_strict": interval([i.value for i in scorable]),
         "ties": sum(1 for item in items if item.tied),
@@ -107,6 +111,22 @@ def _group_stats(
     if runs:
         stats["runs"] = _run_spread(items, runs, cv_threshold)
     return stats
+
+
+#: Ways of finding an answer that count as a stated answer (strict parse rate).
+STRICT_METHODS: Final = ("marker", "boxed")
+
+
+def _parse_rates(scorable: Sequence[Item]) -> dict[str, float] | None:
+    """Strict and flexible parse rates, as lm-evaluation-harness reports strict-match and
+    flexible-extract: strict counts answers the output states (a marker, ``####``, a box),
+    flexible also the last number of a finished solution.  ``None`` when no item says how
+    its answer was found (task types whose chains do not record it)."""
+    if not scorable or not any(item.found_by is not None for item in scorable):
+        return None
+    parsed = [item for item in scorable if item.outcome == SCORED]
+    strict = sum(1 for item in parsed if item.found_by in STRICT_METHODS)
+    return {"strict": strict / len(scorable), "flexible": len(parsed) / len(scorable)}
 
 
 def _add_chance(stats: dict[str, Any], scorable: Sequence[Item], interval: _Intervals) -> None:
@@ -245,6 +265,9 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
         line = f"{label}: {statuses}" + (f"; {', '.join(extra)}" if extra else "")
         if group["metrics"]:
             line += f"; metric {', '.join(group['metrics'])}"
+        if group.get("parse_rates"):
+            rates = group["parse_rates"]
+            line += f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
         if group["runs"]:

@@ -165,7 +165,7 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     >>> extract_math_answer("#### 18\nThe answer is 20", p)
     Traceback (most recent call last):
     ...
-    normalize.errors.RejectText: two final answers disagree: '18' and '20'
+    normalize.errors.RejectText: contradictory: two final answers disagree: '18' and '20'
     >>> str(extract_math_answer(r"the roots are \boxed{3}, \boxed{5}.", p))
     '3, 5'
     """
@@ -222,15 +222,16 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         if inside:
             chosen = _Statement(last.start, last.end, _join(inside), FOUND_BY_MARKER)
         later_boxes = [b for b in boxes if b.start >= last.end]
-        _check_agree([*_final_values(finals, boxes), *(_join(g) for g in _box_groups(text, later_boxes, timeout=timeout))] if later_boxes else _final_values(finals, boxes), timeout=timeout)
-        if later_boxes:
-            groups = _box_groups(text, later_boxes, timeout=timeout)
-            return AnnotatedText(_join(groups[-1]), found_by=FOUND_BY_BOXED)
+        values = _final_values(finals, boxes)
+        groups = _box_groups(text, later_boxes, timeout=timeout) if later_boxes else []
+        _check_agree([*values, *(_join(g) for g in groups)], timeout=timeout)
+        if groups:
+            return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
         return AnnotatedText(chosen.value, found_by=chosen.kind)
     if boxes:
         groups = _box_groups(text, boxes, timeout=timeout)
         _check_agree([_join(g) for g in groups], timeout=timeout)
-        return AnnotatedText(_join(groups[-1]), found_by=FOUND_BY_BOXED)
+        return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
     if _unclosed_box(text, timeout=timeout):
         raise RejectText(st.NO_ANSWER, "the last \\boxed{} is never closed: the output was cut off")
     if weak:  # a hint ("Therefore, …"): the rest of its paragraph, read for its last item
@@ -297,6 +298,21 @@ def _box_groups(text: str, boxes: list[_Statement], *, timeout: float) -> list[l
         else:
             groups.append([box])
     return groups
+
+
+_HEDGE_WORDS: Final = r"(?i)(?<![A-Za-z])(?:either|possibly|maybe|perhaps|might|could\s+(?:also\s+)?be|not\s+sure)(?![A-Za-z])"
+
+
+def _listed(text: str, group: list[_Statement], *, timeout: float) -> str:
+    """The values of a box group; several boxes in a hedging sentence ("either … or …") are
+    not a list of solutions but two candidate answers."""
+    if len(group) > 1:
+        start = max(text.rfind("\n", 0, group[0].start), text.rfind(". ", 0, group[0].start)) + 1
+        ends = [p for p in (text.find("\n", group[-1].end), text.find(". ", group[-1].end)) if p >= 0]
+        sentence = text[start : min(ends) if ends else len(text)]
+        if compile_pattern(_HEDGE_WORDS).search(sentence, timeout=timeout):
+            raise RejectText(st.CONTRADICTORY, f"the answer hedges between {group[0].value[:40]!r} and {group[-1].value[:40]!r}")
+    return _join(group)
 
 
 def _join(boxes: list[_Statement]) -> str:
