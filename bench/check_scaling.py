@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import normalize  # noqa: F401  (registers the built-in rules)
-from normalize._check import (
+from normalize.check import (
     accepted_leaks,
     check_forward,
     check_reverse,
@@ -31,7 +31,7 @@ from normalize._check import (
     distinct_specs,
     run_check,
 )
-from normalize._check_samples import SampleSet, default_samples_dir, load_samples
+from normalize.check.samples import SampleSet, default_samples_dir, load_samples
 from normalize.engine import Chain, RuleSpec
 from normalize.pack import Pack, TaskType, load_pack
 from normalize.registry import REGISTRY

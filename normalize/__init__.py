@@ -11,11 +11,14 @@ from __future__ import annotations
 # Importing the built-in rule and parser modules registers them.
 from normalize import parsers as _parsers  # noqa: F401
 from normalize import rules as _rules  # noqa: F401
+from normalize._numbers import to_fraction as read_number
 from normalize._version import __version__
 from normalize.engine import Chain, Result, RuleSpec, TraceStep, make_spec, run_chain
 from normalize.errors import PackError, RejectText
 from normalize.pack import Pack, load_pack
 from normalize.registry import REGISTRY, Params, ParseContext, Parsed, parser, rule
+
+REGISTRY.check_embeds()
 
 __all__ = [
     "REGISTRY",
@@ -33,6 +36,7 @@ __all__ = [
     "load_pack",
     "make_spec",
     "parser",
+    "read_number",
     "rule",
     "run_chain",
 ]

@@ -9,12 +9,9 @@ from collections import Counter
 from typing import Any
 
 from normalize._io import read_jsonl, write_jsonl
+from normalize.cli import add_format_option, add_pack_option
 from normalize.pack import Pack, load_pack
 from normalize.rows import normalize_rows
-
-
-def add_pack_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pack", metavar="FILE", help="a pack YAML file (default: the shipped packs)")
 
 
 def register(sub: Any) -> None:
@@ -30,18 +27,22 @@ def register(sub: Any) -> None:
         help="full: each changing rule with the text before and after (default); rules: only "
         "their names and versions, for large files; none: no trace",
     )
+    add_format_option(run, help_json="the summary on stderr as one JSON object (rows are always JSONL)")
     run.set_defaults(func=cmd_run)
 
     explain = sub.add_parser("explain", help="show each rule that changes a text, before and after")
     add_pack_option(explain)
     explain.add_argument("--task", required=True, help="a task name (gsm8k) or task type (math)")
     explain.add_argument("--options", type=int, default=None, help="number of options (multiple choice)")
-    explain.add_argument("text", help="the raw model output; literal \\n stays literal")
+    explain.add_argument("text", help="the raw model output; literal \\n stays literal; - reads it from stdin")
+    add_format_option(explain, help_json="task, type, raw, trace, normalized, answer, status, reason, pack")
     explain.set_defaults(func=cmd_explain)
 
     hash_ = sub.add_parser("hash", help="print the pack signature and hash")
     add_pack_option(hash_)
-    hash_.add_argument("--json", action="store_true", help="also print the resolved configuration")
+    add_format_option(hash_, help_json="name, signature, hash and the resolved configuration")
+    hash_.add_argument("--json", action="store_const", const="json", dest="format",
+                       help="the same as --format json")
     hash_.set_defaults(func=cmd_hash)
 
 
@@ -56,6 +57,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             yield shape_trace(out, args.trace)
 
     written = write_jsonl(counted(), args.output)
+    if args.format == "json":
+        document = {"rows": written, "statuses": dict(sorted(statuses.items())),
+                    "pack": {"signature": pack.signature, "hash": pack.hash}}
+        print(json.dumps(document, ensure_ascii=False), file=sys.stderr)
+        return 0
     summary = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
     print(f"{written} rows ({summary}) | {pack.signature}", file=sys.stderr)
     return 0
@@ -87,16 +93,38 @@ def format_explanation(pack: Pack, text: str, task: str, options: int | None = N
     return "\n".join(lines)
 
 
+def explanation_json(pack: Pack, text: str, task: str, options: int | None = None) -> dict[str, Any]:
+    """What :func:`format_explanation` says, as JSON data."""
+    result = pack.run(text, task, options=options)
+    return {
+        "task": task,
+        "task_type": result.task_type,
+        "raw": text,
+        "trace": [step.to_json() for step in result.trace],
+        "normalized": result.text,
+        "answer": result.answer,
+        "status": result.status,
+        "reason": result.reason,
+        "pack": {"signature": pack.signature, "hash": pack.hash},
+    }
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
-    print(format_explanation(pack, args.text, args.task, args.options))
+    text = sys.stdin.read() if args.text == "-" else args.text
+    if args.format == "json":
+        print(json.dumps(explanation_json(pack, text, args.task, args.options), ensure_ascii=False, indent=2))
+    else:
+        print(format_explanation(pack, text, args.task, args.options))
     return 0
 
 
 def cmd_hash(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
+    if args.format == "json":
+        document = {"name": pack.name, "signature": pack.signature, "hash": pack.hash, "resolved": pack.resolved()}
+        print(json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True))
+        return 0
     print(pack.signature)
     print(pack.hash)
-    if args.json:
-        print(json.dumps(pack.resolved(), ensure_ascii=False, indent=2, sort_keys=True))
     return 0

@@ -1,30 +1,40 @@
-"""The ``normalize`` command line.  Exit codes: 0 ok, 1 findings, 2 usage or configuration error.
+"""The lower layer's half of the ``normalize`` command line: ``run``, ``explain``, ``hash``, ``check``.
 
-Each subcommand lives in a module that exposes ``register(subparsers)``; the module list below
-is the only place that names them.
+Exit codes: 0 ok, 1 findings, 2 usage or configuration error, 3 an unexpected exception (a bug:
+reported with its traceback, never as a usage error).  Each subcommand lives in a
+module that exposes ``register(subparsers)``; :data:`COMMANDS` lists this layer's.  The console
+command itself is mounted from the upper layer (:mod:`scoring.cli`), which adds the scoring
+commands to these: ``normalize`` never imports ``scoring``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from normalize.errors import PackError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+EXIT_BUG = 3
 
-#: Modules that add subcommands: each has ``register(subparsers) -> None`` and sets ``func``.
-SUBCOMMAND_MODULES = (
-    "normalize._cli_core",
-    "normalize._check",
-    "scoring._cli",
-    "scoring.lm._cli",
-)
+#: Adds subcommands to an ``argparse`` subparsers object; each subcommand sets ``func``.
+Register = Callable[[Any], None]
+
+
+def add_pack_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pack", metavar="FILE", help="a pack YAML file (default: the shipped packs)")
+
+
+def commands() -> tuple[Register, ...]:
+    """This layer's subcommands, in help order."""
+    from normalize import _cli_check, _cli_core
+
+    return (_cli_core.register, _cli_check.register)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,25 +44,39 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(registers: Sequence[Register] | None = None) -> argparse.ArgumentParser:
+    """The parser with ``registers``' subcommands (default: this layer's, :func:`commands`)."""
     from normalize._version import __version__
 
     top = _Parser(prog="normalize", description="Normalize, parse and score LLM evaluation outputs.")
     top.add_argument("--version", action="version", version=f"harness-normalize {__version__}")
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in SUBCOMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for register in commands() if registers is None else registers:
+        register(sub)
     return top
 
 
 def use_color(stream: object = None) -> bool:
-    """Colours only on a terminal and never when ``NO_COLOR`` is set."""
+    """Colours on a terminal; ``NO_COLOR`` (when non-empty) turns them off, ``FORCE_COLOR``
+    (non-empty and not ``0``) turns them on anywhere.  ``NO_COLOR`` wins when both are set."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force and force != "0":
+        return True
     stream = stream if stream is not None else sys.stdout
-    return bool(getattr(stream, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
+    return bool(getattr(stream, "isatty", lambda: False)())
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def add_format_option(parser: argparse.ArgumentParser, *, help_json: str = "one JSON document") -> None:
+    """The ``--format text|json`` every result-printing command takes."""
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help=f"text for people (default) or json: {help_json}")
+
+
+def main(argv: Sequence[str] | None = None, registers: Sequence[Register] | None = None) -> int:
+    """Run one command; ``registers`` as in :func:`build_parser`."""
+    parser = build_parser(registers)
     args = parser.parse_args(argv)
     try:
         code = int(args.func(args))
@@ -64,6 +88,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except Exception:  # not the user's fault: say so, with what a bug report needs
+        import traceback
+
+        traceback.print_exc()
+        print("normalize: internal error: this is a bug in harness-normalize, not a usage error; "
+              "please report it with the traceback above", file=sys.stderr)
+        return EXIT_BUG
     return code
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from normalize import status as st
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, STAGES, Params, RuleDef
+from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, STAGES, AnnotatedText, Params, RuleDef
 
 DEFAULT_MAX_INPUT_BYTES = 1 << 20
 
@@ -36,6 +36,31 @@ class RuleSpec:
         return self.definition.fn(text, self.params, timeout=timeout)
 
 
+class UnknownRule(KeyError):
+    """No rule of that name is registered."""
+
+
+def build_spec(
+    name: str, params: Mapping[str, Any] | None = None, resources: Mapping[str, Any] | None = None
+) -> RuleSpec:
+    """The one way a rule spec is built: ``params`` validated by the rule's model, then (given
+    ``resources``: the pack's languages, schemas, aliases) filled by the rule's ``resolve`` hook.
+
+    Raises :class:`UnknownRule`, pydantic's ``ValidationError`` or the hook's ``ValueError``;
+    callers add the location (the pack loader) or wording (``normalize check``).
+
+    >>> build_spec("unify_quotes").version
+    1
+    """
+    definition = REGISTRY.rules.get(name)
+    if definition is None:
+        raise UnknownRule(name)
+    model = definition.params_model.model_validate(dict(params or {}))
+    if resources is not None and definition.resolve is not None:
+        model = definition.resolve(model, resources)
+    return RuleSpec(name, definition.version, model)
+
+
 def make_spec(name: str, **params: Any) -> RuleSpec:
     """Build a spec for the registered rule ``name`` at its current version.
 
@@ -43,10 +68,51 @@ def make_spec(name: str, **params: Any) -> RuleSpec:
     'unify_quotes'
     """
     try:
-        definition = REGISTRY.rule(name)
-    except KeyError:
+        return build_spec(name, params)
+    except UnknownRule:
         raise ValueError(f"unknown rule {name!r}") from None
-    return RuleSpec(name, definition.version, definition.params_model(**params))
+
+
+FailureKind = Literal["rejected", "timeout", "crash", "returned"]
+
+
+@dataclass(frozen=True)
+class RuleFailure:
+    """How a rule failed on one text, as a row status: the one mapping of a rule's exceptions
+    (:func:`apply_rule`) shared by the engine and ``normalize check``.
+
+    ``detail`` says what happened without the rule's name; ``reason`` is the engine's wording.
+    """
+
+    rule: str
+    kind: FailureKind
+    status: st.Status
+    detail: str
+    error: str = ""  #: ``crash``: the exception's type name
+
+    @property
+    def reason(self) -> str:
+        if self.kind == "crash" and self.error not in ("RecursionError", "MemoryError"):
+            return f"{self.rule} raised {self.detail}"
+        if self.kind == "returned":
+            return f"{self.rule} {self.detail}"
+        return f"{self.rule}: {self.error if self.kind == 'crash' else self.detail}"
+
+
+def apply_rule(spec: RuleSpec, text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str | RuleFailure:
+    """``spec`` applied to ``text``: the new text, or how the rule failed (never raises for a
+    rule's own failure: a rule bug must not abort a batch, so it is recorded, never swallowed)."""
+    try:
+        after = spec.apply(text, timeout=timeout)
+    except RejectText as rejected:
+        return RuleFailure(spec.name, "rejected", rejected.status, rejected.reason)
+    except TimeoutError:
+        return RuleFailure(spec.name, "timeout", st.ERROR, f"regular expression timed out after {timeout}s")
+    except Exception as exc:  # see the docstring: recorded as status error
+        return RuleFailure(spec.name, "crash", st.ERROR, f"{type(exc).__name__}: {exc}", type(exc).__name__)
+    if not isinstance(after, str):
+        return RuleFailure(spec.name, "returned", st.ERROR, f"returned {type(after).__name__}, not str")
+    return after
 
 
 @dataclass(frozen=True)
@@ -107,33 +173,13 @@ class TraceStep:
         }
 
 
-class AnnotatedText(str):
-    """A rule's output text carrying notes about how it was obtained (``found_by="boxed"``).
-
-    The engine records the notes of the last rule that gave annotated text on the result
-    (``Result.extra``) and passes them to the parser (``ParseContext.notes``); the text itself
-    is stored as a plain ``str``, so traces and replay are unaffected.
-
-    >>> t = AnnotatedText("42", found_by="marker")
-    >>> t == "42", t.notes["found_by"]
-    (True, 'marker')
-    """
-
-    notes: Mapping[str, Any]
-
-    def __new__(cls, text: str, **notes: Any) -> AnnotatedText:
-        made = super().__new__(cls, text)
-        made.notes = dict(notes)
-        return made
-
-
 @dataclass(frozen=True)
 class ChainOutcome:
     """What running a chain gives, before the parser."""
 
     raw: str | None
     text: str | None
-    status: str
+    status: st.Status
     reason: str | None
     trace: tuple[TraceStep, ...]
     notes: Mapping[str, Any] = field(default_factory=dict)
@@ -148,7 +194,7 @@ class Result:
 
     raw: str | None
     text: str | None
-    status: str
+    status: st.Status
     reason: str | None
     trace: tuple[TraceStep, ...]
     task: str
@@ -207,28 +253,9 @@ def run_chain(
     trace: list[TraceStep] = []
     notes: dict[str, Any] = {}
     for index, spec in enumerate(chain.specs):
-        try:
-            after = spec.apply(text, timeout=timeout)
-        except RejectText as rejected:
-            return ChainOutcome(raw, text, rejected.status, f"{spec.name}: {rejected.reason}", tuple(trace), notes)
-        except TimeoutError:
-            return ChainOutcome(
-                raw,
-                text,
-                st.ERROR,
-                f"{spec.name}: regular expression timed out after {timeout}s",
-                tuple(trace),
-            )
-        except (RecursionError, MemoryError) as exc:
-            return ChainOutcome(raw, text, st.ERROR, f"{spec.name}: {type(exc).__name__}", tuple(trace))
-        except Exception as exc:  # a rule bug must not abort a batch: recorded, never swallowed
-            return ChainOutcome(
-                raw, text, st.ERROR, f"{spec.name} raised {type(exc).__name__}: {exc}", tuple(trace)
-            )
-        if not isinstance(after, str):
-            return ChainOutcome(
-                raw, text, st.ERROR, f"{spec.name} returned {type(after).__name__}, not str", tuple(trace)
-            )
+        after = apply_rule(spec, text, timeout=timeout)
+        if isinstance(after, RuleFailure):
+            return ChainOutcome(raw, text, after.status, after.reason, tuple(trace), notes)
         if isinstance(after, AnnotatedText):
             notes.update(after.notes)
             after = str(after)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from normalize.status import Status
+
 
 class NormalizeError(Exception):
     """Base class of every error this library raises on purpose."""
@@ -36,6 +38,14 @@ class PackError(NormalizeError, ValueError):
         return f"{where}{self.message}"
 
 
+class CheckConfigError(NormalizeError, ValueError):
+    """The pack's ``check`` section, a ``normalize check`` option or the golden samples are unusable."""
+
+
+class CheckSectionError(PackError, CheckConfigError):
+    """The pack's ``check:`` section is malformed (raised by ``load_pack``, with its location)."""
+
+
 class RegistrationError(NormalizeError):
     """A rule or parser was registered twice or with a bad declaration."""
 
@@ -46,7 +56,7 @@ class RejectText(NormalizeError):
     This is not a crash: the engine records ``status`` and ``reason`` on the result.
     """
 
-    def __init__(self, status: str, reason: str) -> None:
+    def __init__(self, status: Status, reason: str) -> None:
         self.status = status
         self.reason = reason
         super().__init__(f"{status}: {reason}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
+from normalize._json import canonical_json
 from normalize._version import __version__
 from normalize._yaml import Document, load_yaml
 from normalize.engine import (
@@ -28,12 +28,20 @@ from normalize.engine import (
     Result,
     RuleSpec,
     TraceStep,
+    build_spec,
     check_stage_order,
     replay,
     run_chain,
 )
-from normalize.errors import PackError
-from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, TASK_TYPES, Params, ParseContext
+from normalize.errors import CheckSectionError, PackError
+from normalize.registry import (
+    DEFAULT_TIMEOUT,
+    REGISTRY,
+    TASK_TYPES,
+    Params,
+    ParseContext,
+    SectionError,
+)
 
 PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
@@ -130,6 +138,8 @@ class Pack:
     scoring: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
     check_config: Mapping[str, Any] = field(default_factory=dict)
+    #: What rules' ``resolve`` hooks read (languages, schemas, aliases), as resolved at load time.
+    resources: Mapping[str, Any] = field(default_factory=dict)
 
     # ---- identity
 
@@ -186,14 +196,16 @@ class Pack:
         task: str,
         *,
         options: Sequence[str] | int | None = None,
+        task_type: str | None = None,
     ) -> Result:
-        """Normalize one output and parse it strictly.
+        """Normalize one output and parse it strictly (``task_type``: already resolved from ``task``).
 
         >>> r = load_pack().run("The answer is (B).", task="multiple_choice", options=4)
         >>> r.answer, r.status
         ('B', 'ok')
         """
-        task_type = self.task_type_of(task)
+        if task_type is None or task_type not in self.task_types:
+            task_type = self.task_type_of(task)
         t = self.task_types[task_type]
         outcome = run_chain(
             t.chain,
@@ -226,7 +238,7 @@ class Pack:
         text: str,
         options: Sequence[str] | int | None,
         notes: Mapping[str, Any] | None = None,
-    ) -> tuple[str, str | None, Any, Mapping[str, Any]]:
+    ) -> tuple[st.Status, str | None, Any, Mapping[str, Any]]:
         domain: tuple[str, ...] | int | None
         if options is None or isinstance(options, int):
             domain = options
@@ -272,15 +284,6 @@ class Pack:
     def alias_groups(self) -> tuple[tuple[str, ...], ...]:
         """Every alias group of every table, for matching (never for rewriting outputs)."""
         return tuple(group for _, groups in sorted(self.aliases.items()) for group in groups)
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, compact separators, UTF-8 kept: the form every hash is taken over.
-
-    >>> canonical_json({"b": 1, "a": "é"})
-    '{"a":"é","b":1}'
-    """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 # --------------------------------------------------------------------------- loading
@@ -429,6 +432,15 @@ def _resolve(docs: list[Document]) -> Pack:
             close = difflib.get_close_matches(type_name, list(task_types), n=1)
             raise fail(("tasks", task), f"task {task!r} maps to unknown task type {type_name!r}"
                        + (f"; did you mean {close[0]!r}?" if close else ""))
+    _validate_check_section(model.check, fail)
+    kinds = {**{t: t for t in task_types}, **model.tasks}
+    for section_name, validator in REGISTRY.sections.items():
+        value = merged.get(section_name)
+        if isinstance(value, dict) and value:
+            try:
+                validator(value, kinds)
+            except SectionError as exc:
+                raise fail((section_name, *exc.path), str(exc)) from None
     return Pack(
         name=model.name,
         settings=model.settings,
@@ -439,7 +451,50 @@ def _resolve(docs: list[Document]) -> Pack:
         scoring={k: dict(v) for k, v in model.scoring.items()},
         sources=tuple(d.file for d in docs),
         check_config=dict(model.check),
+        resources=resources,
     )
+
+
+def _validate_check_section(config: Mapping[str, Any], fail: Any) -> None:
+    """``check:`` holds ``reverse: accept:`` entries of reviewed out-of-scope effects."""
+
+    def bad(path: tuple[Any, ...], message: str) -> CheckSectionError:
+        err = fail(("check", *path), message)
+        return CheckSectionError(err.message, file=err.file, line=err.line, column=err.column)
+
+    unknown = set(config) - {"reverse"}
+    if unknown:
+        raise bad((sorted(unknown)[0],), f"pack check section: unknown keys {sorted(unknown)}; allowed: ['reverse']")
+    reverse = config.get("reverse", {})
+    if not isinstance(reverse, dict):
+        raise bad(("reverse",), f"pack check.reverse must be a mapping, got {reverse!r}")
+    unknown = set(reverse) - {"accept"}
+    if unknown:
+        raise bad(("reverse", sorted(unknown)[0]),
+                  f"pack check.reverse: unknown keys {sorted(unknown)}; allowed: ['accept']")
+    entries = reverse.get("accept", [])
+    if not isinstance(entries, list):
+        raise bad(("reverse", "accept"), f"pack check.reverse.accept must be a list, got {entries!r}")
+    seen: set[tuple[Any, Any]] = set()
+    for i, entry in enumerate(entries):
+        where = f"pack check.reverse.accept[{i}]"
+        path = ("reverse", "accept", i)
+        if not isinstance(entry, dict) or set(entry) != {"rule", "task_type", "reason"}:
+            raise bad(path, f"{where}: needs exactly rule, task_type and reason, got {entry!r}")
+        rule, task_type, reason = entry["rule"], entry["task_type"], entry["reason"]
+        if rule not in REGISTRY.rules:
+            raise bad((*path, "rule"), f"{where}: unknown rule {rule!r}{_suggest(str(rule), REGISTRY.rules)}")
+        if task_type not in TASK_TYPES:
+            raise bad((*path, "task_type"),
+                      f"{where}: unknown task type {task_type!r}; known: {', '.join(TASK_TYPES)}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise bad((*path, "reason"), f"{where}: reason must be a non-empty string")
+        if task_type in REGISTRY.rules[rule].scope:
+            raise bad((*path, "task_type"),
+                      f"{where}: {task_type} is in the scope of {rule}; only out-of-scope effects are accepted")
+        if (rule, task_type) in seen:
+            raise bad(path, f"{where}: {rule} on {task_type} is accepted twice")
+        seen.add((rule, task_type))
 
 
 def _path_keys(value: Any, path: tuple[Any, ...]) -> set[Any]:
@@ -461,17 +516,14 @@ def _suggest(name: str, known: Iterable[str]) -> str:
 
 def _resolve_rule(item: str | _RuleEntry, path: tuple[Any, ...], resources: Mapping[str, Any], fail: Any) -> RuleSpec:
     entry = _RuleEntry(rule=item) if isinstance(item, str) else item
-    try:
-        definition = REGISTRY.rule(entry.rule)
-    except KeyError:
-        raise fail(path, f"unknown rule {entry.rule!r}{_suggest(entry.rule, REGISTRY.rules)}") from None
+    definition = REGISTRY.rules.get(entry.rule)
+    if definition is None:
+        raise fail(path, f"unknown rule {entry.rule!r}{_suggest(entry.rule, REGISTRY.rules)}")
     if entry.version is not None and entry.version != definition.version:
         raise fail(path, f"rule {entry.rule!r} is pinned to version {entry.version}, "
                          f"but this library has version {definition.version}")
     try:
-        params = definition.params_model.model_validate(entry.params)
-        if definition.resolve is not None:
-            params = definition.resolve(params, resources)
+        return build_spec(entry.rule, entry.params, resources)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(err["loc"])
@@ -480,7 +532,6 @@ def _resolve_rule(item: str | _RuleEntry, path: tuple[Any, ...], resources: Mapp
                    + (f" (got {err['input']!r})" if "input" in err else "")) from None
     except (ValueError, KeyError) as exc:
         raise fail((*path, "params"), f"rule {entry.rule!r}: {exc}") from None
-    return RuleSpec(entry.rule, definition.version, params)
 
 
 def _resolve_parser(item: str | _ParserEntry, path: tuple[Any, ...], fail: Any) -> ParserSpec:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Final, Generic, Literal, Protocol, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from normalize.errors import RegistrationError
+from normalize.status import Status
 
 Stage = Literal["extract", "structure", "format", "semantic"]
 STAGES: Final[tuple[Stage, ...]] = ("extract", "structure", "format", "semantic")
@@ -94,12 +95,32 @@ class RuleDef(Generic[P]):
         return self.fn(text, params if params is not None else self.default_params(), timeout=timeout)
 
 
+class AnnotatedText(str):
+    """A rule's output text carrying notes about how it was obtained (``found_by="boxed"``).
+
+    The engine records the notes of the last rule that gave annotated text on the result
+    (``Result.extra``) and passes them to the parser (``ParseContext.notes``); the text itself
+    is stored as a plain ``str``, so traces and replay are unaffected.
+
+    >>> t = AnnotatedText("42", found_by="marker")
+    >>> t == "42", t.notes["found_by"]
+    (True, 'marker')
+    """
+
+    notes: Mapping[str, Any]
+
+    def __new__(cls, text: str, **notes: Any) -> AnnotatedText:
+        made = super().__new__(cls, text)
+        made.notes = dict(notes)
+        return made
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A parser's verdict: an answer with status ``ok``, or ``None`` with a status and reason."""
 
     answer: Any
-    status: str
+    status: Status
     reason: str | None = None
     #: What the parser noted about how it read the answer (units dropped, ...): JSON values.
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -124,6 +145,23 @@ class ParserDef(Generic[P]):
     params_model: type[P]
     fn: Callable[..., Parsed]
     doc: str
+    #: Rules whose logic the parser calls (through a shared leaf module), with the rule version
+    #: the parser was last released against; :meth:`Registry.check_embeds` fails when a rule's
+    #: version moved without the parser's, so the pack hash always sees the change.
+    embeds: Mapping[str, int] = field(default_factory=dict)
+
+
+class SectionError(ValueError):
+    """A pack section's validator found a bad value at ``path`` (keys inside the section)."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+#: Validates one pack section when the pack loads: ``fn(section, kinds)`` where ``kinds`` maps
+#: every task type and task of the pack to its task type; raises :class:`SectionError`.
+SectionValidator = Callable[[Mapping[str, Any], Mapping[str, str]], None]
 
 
 @dataclass
@@ -133,6 +171,15 @@ class Registry:
 
     rules: dict[str, RuleDef[Any]] = field(default_factory=dict)
     parsers: dict[str, ParserDef[Any]] = field(default_factory=dict)
+    #: Validators of pack sections owned by an upper layer (``scoring:``, registered by
+    #: ``scoring.metrics`` from its metric registry), run by the pack loader.
+    sections: dict[str, SectionValidator] = field(default_factory=dict)
+
+    def add_section(self, name: str, validator: SectionValidator) -> None:
+        """Let the pack loader check section ``name`` with ``validator`` (idempotent per validator)."""
+        if self.sections.get(name, validator) is not validator:
+            raise RegistrationError(f"pack section {name!r} already has a validator")
+        self.sections[name] = validator
 
     def add_rule(self, definition: RuleDef[Any]) -> None:
         if definition.name in self.rules:
@@ -149,6 +196,19 @@ class Registry:
 
     def parser(self, name: str) -> ParserDef[Any]:
         return self.parsers[name]
+
+    def check_embeds(self) -> None:
+        """Fail when a parser embeds a rule that is missing or at another version than declared."""
+        for definition in self.parsers.values():
+            for name, version in definition.embeds.items():
+                found = self.rules.get(name)
+                if found is None:
+                    raise RegistrationError(f"parser {definition.name!r} embeds unknown rule {name!r}")
+                if found.version != version:
+                    raise RegistrationError(
+                        f"parser {definition.name!r} embeds rule {name!r} v{version} but the rule is now "
+                        f"v{found.version}: bump the parser's version and its embeds entry together"
+                    )
 
     def iter_rules(self) -> Iterator[RuleDef[Any]]:
         """Every rule, in stage order then by name."""
@@ -214,8 +274,14 @@ def rule(
 G = TypeVar("G", bound=Callable[..., Parsed])
 
 
-def parser(name: str, *, version: int, params: type[Params] = NoParams) -> Callable[[G], G]:
-    """Register a strict parser ``fn(text, params, ctx) -> Parsed``."""
+def parser(
+    name: str, *, version: int, params: type[Params] = NoParams, embeds: Mapping[str, int] | None = None
+) -> Callable[[G], G]:
+    """Register a strict parser ``fn(text, params, ctx) -> Parsed``.
+
+    ``embeds`` names the rules (with their versions) whose logic the parser runs itself, so that
+    a rule's version bump forces the parser's (checked by :meth:`Registry.check_embeds`).
+    """
     _validate_declaration(name, version, TASK_TYPES)
 
     def decorate(fn: G) -> G:
@@ -226,6 +292,7 @@ def parser(name: str, *, version: int, params: type[Params] = NoParams) -> Calla
                 params_model=params,
                 fn=fn,
                 doc=(fn.__doc__ or "").strip(),
+                embeds=dict(embeds or {}),
             )
         )
         return fn

@@ -9,17 +9,15 @@ from typing import Any
 from normalize import status as st
 from normalize._io import InputRow
 from normalize.pack import Pack
+from normalize.row import Row, RowError, read_options
 
 #: Inputs with at least this many rows get a progress bar when stderr is a terminal.
 PROGRESS_MIN_ROWS = 2000
 
 
 def row_options(data: dict[str, Any]) -> Sequence[str] | int | None:
-    """The option domain of a row: its ``options`` (texts or a count), or ``choices``."""
-    value = data.get("options", data.get("choices"))
-    if value is None or (isinstance(value, (int, list)) and not isinstance(value, bool)):
-        return value
-    raise ValueError(f"options must be a list of texts or a count, got {value!r}")
+    """The option domain of a row (kept for callers; :func:`normalize.row.read_options` reads it)."""
+    return read_options(data)
 
 
 def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
@@ -35,20 +33,14 @@ def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
         out.update(normalized=None, answer=None, status=st.INVALID, reason=reason, trace=[], rules_hash=pack.hash)
         return out
 
-    task = data.get("task")
-    if not isinstance(task, str) or not task:
-        return invalid(f"line {row.line}: the row has no 'task' field")
-    if "output" not in data:
-        return invalid(f"line {row.line}: the row has no 'output' field")
-    output = data["output"]
-    if output is not None and not isinstance(output, str):
-        return invalid(f"line {row.line}: 'output' must be a string or null, got {type(output).__name__}")
     try:
-        pack.task_type_of(task)
-        options = row_options(data)
+        parsed = Row.parse(data, row.line)
+        task_type = pack.task_type_of(parsed.task or "")  # Row.parse refuses an empty task
+    except RowError as exc:
+        return invalid(str(exc))
     except ValueError as exc:
         return invalid(f"line {row.line}: {exc}")
-    result = pack.run(output, task, options=options)
+    result = pack.run(parsed.output, parsed.task or "", options=parsed.options, task_type=task_type)
     out.update(result.to_json())
     out["task_type"] = result.task_type
     return out

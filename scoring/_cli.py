@@ -12,9 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize._cli_core import add_pack_option
-from normalize._io import read_jsonl, write_jsonl
-from normalize.cli import EXIT_FINDINGS, EXIT_OK, use_color
+from normalize.cli import EXIT_FINDINGS, EXIT_OK, add_format_option, add_pack_option, use_color
+from normalize.jsonl import read_jsonl, write_jsonl
 from normalize.pack import Pack, canonical_json, load_pack
 from normalize.rows import normalize_rows
 from scoring._items import item_from_row, run_label, task_name
@@ -59,7 +58,8 @@ def register(sub: Any) -> None:
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
     _add_bootstrap_options(compare)
-    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    add_format_option(compare, help_json="the comparison")
+    compare.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
     compare.set_defaults(func=cmd_compare)
 
     audit = sub.add_parser("audit", help="show a seeded sample of rows the rules changed, raw beside normalized")
@@ -170,7 +170,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
-    if args.json:
+    if args.format == "json":
         print(json.dumps({
             "a": args.a, "b": args.b, "shared": len(shared), "mean_a": mean_a, "mean_b": mean_b,
             "diff": result.diff, "low": result.low, "high": result.high, "p_b_le_a": result.p_b_le_a,

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from normalize.row import Row
 from scoring.metrics import Score
 
 
@@ -35,12 +36,8 @@ class Item:
 
 def option_count(row: Mapping[str, Any]) -> int | None:
     """K from a row's ``options`` (a list of texts or a count), or None."""
-    options = row.get("options", row.get("choices"))
-    if isinstance(options, list):
-        return len(options)
-    if isinstance(options, int) and not isinstance(options, bool):
-        return options
-    return None
+    options = Row.from_mapping(row).options
+    return len(options) if isinstance(options, tuple) else options
 
 
 def run_label(row: Mapping[str, Any]) -> str | None:

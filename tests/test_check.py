@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from normalize import cli
-from normalize._check import (
+from normalize._cli_check import render_report
+from normalize._regex import compile_pattern
+from normalize.check import (
     CheckConfigError,
     accepted_leaks,
     analyze_rule,
@@ -27,11 +29,9 @@ from normalize._check import (
     check_version,
     compute_baseline,
     insert_spec,
-    render_report,
     run_check,
 )
-from normalize._check_samples import SamplesError, load_samples
-from normalize._regex import compile_pattern
+from normalize.check.samples import SamplesError, load_samples
 from normalize.engine import Chain, make_spec
 from normalize.pack import Pack, load_pack
 from normalize.registry import REGISTRY, NoParams, RuleDef

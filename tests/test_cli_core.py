@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
 from normalize import load_pack
-from normalize.cli import main
+from scoring.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,3 +130,60 @@ def test_run_trace_modes(tmp_path: Path, mode: str) -> None:
         assert row["trace"] and all(set(step) == {"index", "rule", "version"} for step in row["trace"])
     else:
         assert all({"before", "after"} <= set(step) for step in row["trace"])
+
+
+# ---------------------------------------------------------------- one CLI convention (issue 11 point 6)
+
+
+def test_format_json_is_valid_json_for_each_normalize_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["hash", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["hash"].startswith("sha256:") and "task_types" in doc["resolved"]
+    assert main(["hash", "--json"]) == 0 and json.loads(capsys.readouterr().out) == doc
+    assert main(["explain", "--task", "math", "--format", "json", "The answer is \\boxed{42}"]) == 0
+    explained = json.loads(capsys.readouterr().out)
+    assert (explained["answer"], explained["status"], explained["task_type"]) == ("42", "ok", "math")
+    monkeypatch.setattr("sys.stdin", io.StringIO("Answer: (C)"))
+    assert main(["explain", "--task", "multiple_choice", "--options", "4", "--format", "json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["answer"] == "C"
+    rows = tmp_path / "in.jsonl"
+    rows.write_text('{"id": 1, "task": "math", "output": "42"}\nnot json\n', encoding="utf-8")
+    assert main(["run", str(rows), "-o", str(tmp_path / "out.jsonl"), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().err)
+    assert summary["rows"] == 2 and summary["statuses"] == {"invalid": 1, "ok": 1}
+    assert main(["check", "--only", "version", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exit_code"] == 0
+
+
+def test_an_unexpected_exception_is_a_bug_report_with_exit_3(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise KeyError("boom")
+
+    monkeypatch.setattr("normalize._cli_core.load_pack", broken)
+    assert main(["hash"]) == 3
+    err = capsys.readouterr().err
+    assert "KeyError: 'boom'" in err and "this is a bug" in err and "usage" in err
+
+
+@pytest.mark.parametrize(
+    ("env", "tty", "expected"),
+    [({}, True, True), ({}, False, False), ({"NO_COLOR": ""}, True, True), ({"NO_COLOR": "1"}, True, False),
+     ({"FORCE_COLOR": "1"}, False, True), ({"FORCE_COLOR": "0"}, False, False), ({"FORCE_COLOR": ""}, False, False),
+     ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False, False)],
+)
+def test_colours_follow_no_color_and_force_color(
+    env: dict[str, str], tty: bool, expected: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from normalize.cli import use_color
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    stream = io.StringIO()
+    stream.isatty = lambda: tty  # type: ignore[method-assign]
+    assert use_color(stream) is expected

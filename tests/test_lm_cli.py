@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from normalize.cli import main
+from scoring.cli import main
 from scoring.lm._cli import batch_size_arg, choice_row, render_choice_report
 from tests.lm_fixtures import not_causal_lm_dir, tiny_lm_dir
 
@@ -150,7 +150,7 @@ def test_without_torch_the_commands_say_how_to_install() -> None:
     code = (
         "import sys\n"
         "sys.modules['torch'] = None\n"  # makes `import torch` raise ImportError
-        "from normalize.cli import main\n"
+        "from scoring.cli import main\n"
         "sys.exit(main(['generate', '--model', '.', 'in.jsonl']))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -160,7 +160,7 @@ def test_without_torch_the_commands_say_how_to_install() -> None:
 
 
 def test_registering_the_commands_does_not_import_torch() -> None:
-    code = ("import sys, scoring.lm._cli\nfrom normalize.cli import build_parser\nbuild_parser()\n"
+    code = ("import sys\nfrom scoring.cli import build_parser\nbuild_parser()\n"
             "print('torch' in sys.modules, 'transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == "False False"

@@ -19,8 +19,8 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from normalize._check import build_spec, distinct_specs, pack_resources
-from normalize._check_samples import SampleSet, default_samples_dir, load_samples
+from normalize.check import build_spec, distinct_specs, pack_resources
+from normalize.check.samples import SampleSet, default_samples_dir, load_samples
 from normalize.engine import RuleSpec
 from normalize.errors import RejectText
 from normalize.pack import Pack, load_pack

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from normalize.cli import main
 from normalize.pack import load_pack
 from scoring._cli import mark_differences
 from scoring._items import Item
+from scoring.cli import main
 from scoring.report import build_report, render
 
 PACK = """\
@@ -195,6 +195,8 @@ def test_compare_paired_bootstrap(tmp_path: Path, pack_file: Path, capsys: pytes
     assert main(["compare", "--pack", str(pack_file), str(a), str(b), "--json", "--bootstrap", "50"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["shared"] == 20 and data["diff"] == pytest.approx(0.5) and data["low"] <= 0.5 <= data["high"]
+    assert main(["compare", "--pack", str(pack_file), str(a), str(b), "--format", "json", "--bootstrap", "50"]) == 0
+    assert json.loads(capsys.readouterr().out) == data
 
 
 def test_compare_without_shared_ids_is_an_error(tmp_path: Path, pack_file: Path) -> None:

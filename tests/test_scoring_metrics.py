@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from normalize.errors import PackError
 from normalize.pack import Pack, load_pack
 from scoring.metrics import (
     BAD_TARGET,
@@ -225,11 +226,19 @@ def test_scoring_config_defaults_and_overrides(tmp_path: Path) -> None:
 )
 def test_scoring_config_rejects_bad_settings(tmp_path: Path, section: str, needle: str) -> None:
     text = PACK.replace("scoring:\n  math: {rel_tol: 1.0e-9}", f"scoring:\n  {section}")
-    pack = make_pack(tmp_path, text)
     task = section.split(":")[0]
-    with pytest.raises(ValueError) as info:
-        scoring_config(pack, task)
+    with pytest.raises(ValueError) as info:  # since issue 11: already when the pack loads
+        scoring_config(make_pack(tmp_path, text), task)
     assert needle in str(info.value)
+
+
+def test_a_scoring_typo_fails_when_the_pack_loads_with_its_location(tmp_path: Path) -> None:
+    text = PACK.replace("math: {rel_tol: 1.0e-9}", "math: {metric: numeric,\n         abs_tolerance: 0.1}")
+    with pytest.raises(PackError) as info:
+        make_pack(tmp_path, text)
+    err = info.value
+    assert (err.line, err.column) == (19, 10) and "unknown key 'abs_tolerance'" in err.message
+    assert str(err).startswith(f"{tmp_path / 'pack.yaml'}:19:10: ")
 
 
 def test_score_detail_outcomes(tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ def test_missing_include_and_cycle(tmp_path: Path) -> None:
 
 
 def test_cli_exit_code_2_on_pack_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from normalize.cli import main
+    from scoring.cli import main
 
     path = _write(tmp_path, "task_types:\n  math:\n    chain: [strip_qoutes]\n    parser: text\n")
     assert main(["hash", "--pack", str(path)]) == 2

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from normalize import status as st
+from normalize._json import JsonLimits, load_json
 from normalize.errors import RejectText
 from normalize.registry import ParseContext, Parsed, parser
-from normalize.rules.structure import JsonLimits, load_json
 
 
-@parser("json", version=1, params=JsonLimits)
+@parser("json", version=1, params=JsonLimits, embeds={"parse_json": 1})
 def parse_json_value(text: str, params: JsonLimits, ctx: ParseContext) -> Parsed:
     """The JSON value of the normalized text (strict, within ``params``' limits); never a guess.
 

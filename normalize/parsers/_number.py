@@ -33,6 +33,7 @@ import regex
 from pydantic import model_validator
 
 from normalize import status as st
+from normalize._latex import unwrap_latex_numbers
 from normalize._numbers import (
     LATIN_WORD,
     PercentMode,
@@ -47,7 +48,6 @@ from normalize._numbers import (
 )
 from normalize._regex import compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, StrTuple, parser
-from normalize.rules.semantic import simplify_latex_numbers
 
 
 class NumberParams(Params):
@@ -94,10 +94,10 @@ _COMMAND_BEFORE: Final = r"\\[A-Za-z]+\s*$"
 
 
 def _prepare(text: str, timeout: float) -> str:
-    text = simplify_latex_numbers(text, timeout=timeout)
+    text = unwrap_latex_numbers(text, timeout=timeout)
     for pattern, replacement in _PREPARE:
         text = compile_pattern(pattern).sub(replacement, text, timeout=timeout)
-    text = simplify_latex_numbers(text, timeout=timeout)  # what unwrapping \boxed exposed
+    text = unwrap_latex_numbers(text, timeout=timeout)  # what unwrapping \boxed exposed
     return convert_chinese(text, timeout=timeout)
 
 
@@ -142,7 +142,7 @@ def _expression_reason(part: str, m: regex.Match[str], before: regex.Match[str] 
     return None
 
 
-@parser("number", version=1, params=NumberParams)
+@parser("number", version=1, params=NumberParams, embeds={"simplify_latex_numbers": 1, "convert_chinese_numerals": 1})
 def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
     """The final number of the answer in canonical form (see the module docstring).
 

@@ -37,9 +37,9 @@ from pydantic import Field, field_validator
 from normalize import status as st
 from normalize._numbers import to_fraction
 from normalize._regex import compile_pattern
-from normalize.engine import AnnotatedText
+
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, Params, StrTiers, StrTuple, rule
+from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, Params, StrTiers, StrTuple, rule
 from normalize.rules.extract import (
     _BOX,
     AnswerMarkerParams,

@@ -24,6 +24,7 @@ from typing import Final, Literal
 import regex
 from pydantic import field_validator, model_validator
 
+from normalize._latex import unwrap_latex_numbers
 from normalize._numbers import (
     CN_NUMERAL_CHARS,
     CN_PLAIN_DIGITS,
@@ -187,32 +188,6 @@ def convert_chinese_numerals(text: str, params: NoParams = _NO_PARAMS, *, timeou
 
 # --------------------------------------------------------------------------- simplify_latex_numbers
 
-_NUM_ARG: Final = r"[+\-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
-_LATEX_FRAC: Final = (
-    r"(?<![0-9A-Za-z}^_/\\])\\[dt]?frac(?![A-Za-z])\s*"
-    rf"(?:\{{\s*(?P<a>{_NUM_ARG})\s*\}}|(?P<a1>[0-9]))\s*"
-    rf"(?:\{{\s*(?P<b>{_NUM_ARG})\s*\}}|(?P<b1>[0-9]))"
-    r"(?![0-9A-Za-z(\\^_{])"
-)
-_LATEX_STEPS: Final = (
-    (r"\\(?:text|textrm|textbf|textit|textnormal|mathrm|mathbf|mbox)\s*\{([^{}]*)\}", r"\1"),
-    (r"\\(?:left|right)(?=[()\[\]|]|\\[{}|])", ""),
-    (r"\\%", "%"),
-    (r"\\\$", ""),
-    (r"\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))", ""),
-    (r"(?<=[0-9])\\[,!](?=[0-9])", ""),
-    (r"(?<=[0-9],)\\!(?=[0-9])", ""),
-    (r"(?<=[0-9])\{,\}(?=[0-9]{3})", ","),
-)
-
-
-def _frac(m: regex.Match[str]) -> str:
-    a = m.group("a") or m.group("a1")
-    b = m.group("b") or m.group("b1")
-    negative = a.startswith("-") != b.startswith("-")
-    return ("-" if negative else "") + a.lstrip("+-") + "/" + b.lstrip("+-")
-
-
 @rule("simplify_latex_numbers", stage="semantic", version=1, scope=("math",))
 def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Rewrite the LaTeX around numeric answers as plain text (``\\frac{1}{2}``→``1/2``).
@@ -230,16 +205,7 @@ def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     >>> simplify_latex_numbers(r"\\left( \\frac{1}{x} \\right) \\sqrt{2}")
     '( \\\\frac{1}{x} ) \\\\sqrt{2}'
     """
-    if "\\" not in text and "{,}" not in text:
-        return text
-    for _ in range(len(text) + 1):  # every step shortens the text, so this ends
-        before = text
-        for pattern, replacement in _LATEX_STEPS:
-            text = compile_pattern(pattern).sub(replacement, text, timeout=timeout)
-        text = compile_pattern(_LATEX_FRAC).sub(_frac, text, timeout=timeout)
-        if text == before:
-            break
-    return text
+    return unwrap_latex_numbers(text, timeout=timeout)
 
 
 # --------------------------------------------------------------------------- strip_units

@@ -18,12 +18,10 @@ A typical chain: ``repair_json`` (opt-in) → ``coerce_python_literals`` → ``p
 from __future__ import annotations
 
 import copy
-import json
 import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from itertools import accumulate
 from types import FrameType
 from typing import Any, Final, TypeVar
 
@@ -37,9 +35,9 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from normalize import status as st
+from normalize._json import JsonLimits, LimitExceeded, canonical_json, load_json
 from normalize._regex import compile_pattern
 from normalize.errors import RejectText
-from normalize.pack import canonical_json
 from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
 
 _SCOPE: Final = ("structured_json",)
@@ -48,8 +46,6 @@ _SCOPE: Final = ("structured_json",)
 _DQ_STRING: Final = r'"(?:[^"\\]++|\\.)*+"'
 #: The same for a single-quoted (Python-style) string.
 _SQ_STRING: Final = r"'(?:[^'\\]++|\\.)*+'"
-_NOT_BRACKET: Final = r"[^\[\]{}]++"
-_BRACKET_DELTA: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
 #: Python literals outside strings; group 1 is set only for a literal.
 _PY_LITERAL: Final = rf"{_DQ_STRING}|{_SQ_STRING}|\b(True|False|None)\b"
 _JSON_LITERAL: Final = {"True": "true", "False": "false", "None": "null"}
@@ -76,107 +72,8 @@ _Resolver = Any
 # --------------------------------------------------------------------------- strict JSON
 
 
-class JsonLimits(Params):
-    """Limits a text must keep before it is parsed as JSON (all in the pack hash)."""
-
-    max_bytes: int = Field(1 << 20, ge=1, le=1 << 30)
-    max_depth: int = Field(64, ge=1, le=256)
-    max_number_digits: int = Field(1000, ge=1, le=4300)
-
-
 _DEFAULT_LIMITS: Final = JsonLimits()
 _NO_PARAMS: Final = NoParams()
-
-
-class _LimitExceeded(RejectText):
-    """A size, depth or digit limit was passed: no repair can help, ``parse_json`` says why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(st.INVALID, reason)
-
-
-def _skeleton(text: str, *, timeout: float) -> str:
-    """``text`` with every complete double-quoted string replaced by ``""``."""
-    return compile_pattern(_DQ_STRING, regex.DOTALL).sub('""', text, timeout=timeout)
-
-
-def _bracket_depth(skeleton: str, *, timeout: float) -> int:
-    brackets = compile_pattern(_NOT_BRACKET).sub("", skeleton, timeout=timeout)
-    return max(0, max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0))
-
-
-def nesting_depth(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> int:
-    """The deepest nesting of ``[``/``{`` outside double-quoted strings, counted without recursion.
-
-    >>> nesting_depth('{"a": [1, {"b": "[[[["}]}')
-    3
-    >>> nesting_depth("[" * 10_000)
-    10000
-    """
-    return _bracket_depth(_skeleton(text, timeout=timeout), timeout=timeout)
-
-
-def _reject_constant(name: str) -> Any:
-    raise RejectText(st.INVALID, f"{name} is not allowed in strict JSON")
-
-
-def _finite_float(literal: str) -> float:
-    value = float(literal)
-    if not math.isfinite(value):
-        raise RejectText(st.INVALID, f"number {literal[:40]} is out of range for a 64-bit float")
-    return value
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise RejectText(st.INVALID, f"duplicate key {key[:80]!r} in an object")
-            seen.add(key)
-    return obj
-
-
-def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Any:
-    """Parse strict JSON within ``limits``; anything else raises ``RejectText("invalid", why)``.
-
-    Strict means: ``json.loads`` grammar, no ``NaN``/``Infinity``, no float that overflows, no
-    duplicate key in an object.
-
-    >>> load_json('{"a": [1, 2.5, null]}')
-    {'a': [1, 2.5, None]}
-    >>> load_json('{"a": 1,}')
-    Traceback (most recent call last):
-    ...
-    normalize.errors.RejectText: invalid: not valid JSON: Expecting property name enclosed in double quotes at line 1 column 9 (char 8)
-    """
-    limits = limits if limits is not None else _DEFAULT_LIMITS
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > limits.max_bytes:
-        raise _LimitExceeded(f"JSON text is {size} bytes, over the limit of {limits.max_bytes} (max_bytes)")
-    skeleton = _skeleton(text, timeout=timeout)
-    depth = _bracket_depth(skeleton, timeout=timeout)
-    if depth > limits.max_depth:
-        raise _LimitExceeded(f"JSON nests {depth} levels deep, over the limit of {limits.max_depth} (max_depth)")
-    digits = compile_pattern(f"[0-9]{{{limits.max_number_digits + 1}}}")
-    if digits.search(skeleton, timeout=timeout) is not None:
-        raise _LimitExceeded(
-            f"a number has more than {limits.max_number_digits} digits in a row (max_number_digits)"
-        )
-    try:
-        return json.loads(
-            text,
-            parse_constant=_reject_constant,
-            parse_float=_finite_float,
-            object_pairs_hook=_unique_keys,
-        )
-    except json.JSONDecodeError as exc:
-        raise RejectText(
-            st.INVALID, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (char {exc.pos})"
-        ) from None
-    except ValueError as exc:  # an integer over sys.get_int_max_str_digits()
-        raise _LimitExceeded(f"a number is too long to convert: {exc}") from None
 
 
 def dump_json(value: Any) -> str:
@@ -292,7 +189,7 @@ def repair_json(text: str, params: RepairParams = _DEFAULT_REPAIR, *, timeout: f
     """
     try:
         load_json(text, timeout=timeout)
-    except _LimitExceeded:
+    except LimitExceeded:
         return text
     except RejectText:
         pass

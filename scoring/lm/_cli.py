@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from normalize import status as st
-from normalize._io import InputRow, read_jsonl, write_jsonl
+from normalize.jsonl import InputRow, read_jsonl, write_jsonl
 from scoring.cache import Cache, Loglik, LoglikKey, model_id_of, model_revision
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from normalize import status as st
-from normalize._io import InputRow
+from normalize.jsonl import InputRow
 from scoring.cache import Cache, GenerationKey, model_id_of, model_revision
 
 if TYPE_CHECKING:

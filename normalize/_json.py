@@ -1,0 +1,137 @@
+"""Strict JSON within limits: the one JSON reader shared by the structure rules and the ``json`` parser.
+
+A leaf module (no rule, no parser, no pack): :func:`load_json` and :class:`JsonLimits` live here so a
+parser can read JSON without importing a rule module.  :func:`canonical_json` is the one serializer
+every hash and the structure stage's canonical form use.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from itertools import accumulate
+from typing import Any, Final
+
+import regex
+from pydantic import Field
+
+from normalize import status as st
+from normalize._regex import compile_pattern
+from normalize.errors import RejectText
+from normalize.registry import DEFAULT_TIMEOUT, Params
+
+#: A complete double-quoted JSON string (possessive: linear time, no backtracking).
+_DQ_STRING: Final = r'"(?:[^"\\]++|\\.)*+"'
+_NOT_BRACKET: Final = r"[^\[\]{}]++"
+_BRACKET_DELTA: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, compact separators, UTF-8 kept: the form every hash is taken over.
+
+    >>> canonical_json({"b": 1, "a": "é"})
+    '{"a":"é","b":1}'
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+class JsonLimits(Params):
+    """Limits a text must keep before it is parsed as JSON (all in the pack hash)."""
+
+    max_bytes: int = Field(1 << 20, ge=1, le=1 << 30)
+    max_depth: int = Field(64, ge=1, le=256)
+    max_number_digits: int = Field(1000, ge=1, le=4300)
+
+
+_DEFAULT_LIMITS: Final = JsonLimits()
+
+
+class LimitExceeded(RejectText):
+    """A size, depth or digit limit was passed: no repair can help, ``parse_json`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(st.INVALID, reason)
+
+
+def _skeleton(text: str, *, timeout: float) -> str:
+    """``text`` with every complete double-quoted string replaced by ``""``."""
+    return compile_pattern(_DQ_STRING, regex.DOTALL).sub('""', text, timeout=timeout)
+
+
+def _bracket_depth(skeleton: str, *, timeout: float) -> int:
+    brackets = compile_pattern(_NOT_BRACKET).sub("", skeleton, timeout=timeout)
+    return max(0, max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0))
+
+
+def nesting_depth(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> int:
+    """The deepest nesting of ``[``/``{`` outside double-quoted strings, counted without recursion.
+
+    >>> nesting_depth('{"a": [1, {"b": "[[[["}]}')
+    3
+    >>> nesting_depth("[" * 10_000)
+    10000
+    """
+    return _bracket_depth(_skeleton(text, timeout=timeout), timeout=timeout)
+
+
+def _reject_constant(name: str) -> Any:
+    raise RejectText(st.INVALID, f"{name} is not allowed in strict JSON")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise RejectText(st.INVALID, f"number {literal[:40]} is out of range for a 64-bit float")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RejectText(st.INVALID, f"duplicate key {key[:80]!r} in an object")
+            seen.add(key)
+    return obj
+
+
+def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Any:
+    """Parse strict JSON within ``limits``; anything else raises ``RejectText("invalid", why)``.
+
+    Strict means: ``json.loads`` grammar, no ``NaN``/``Infinity``, no float that overflows, no
+    duplicate key in an object.
+
+    >>> load_json('{"a": [1, 2.5, null]}')
+    {'a': [1, 2.5, None]}
+    >>> load_json('{"a": 1,}')
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: invalid: not valid JSON: Expecting property name enclosed in double quotes at line 1 column 9 (char 8)
+    """
+    limits = limits if limits is not None else _DEFAULT_LIMITS
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.max_bytes:
+        raise LimitExceeded(f"JSON text is {size} bytes, over the limit of {limits.max_bytes} (max_bytes)")
+    skeleton = _skeleton(text, timeout=timeout)
+    depth = _bracket_depth(skeleton, timeout=timeout)
+    if depth > limits.max_depth:
+        raise LimitExceeded(f"JSON nests {depth} levels deep, over the limit of {limits.max_depth} (max_depth)")
+    digits = compile_pattern(f"[0-9]{{{limits.max_number_digits + 1}}}")
+    if digits.search(skeleton, timeout=timeout) is not None:
+        raise LimitExceeded(
+            f"a number has more than {limits.max_number_digits} digits in a row (max_number_digits)"
+        )
+    try:
+        return json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_unique_keys,
+        )
+    except json.JSONDecodeError as exc:
+        raise RejectText(
+            st.INVALID, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (char {exc.pos})"
+        ) from None
+    except ValueError as exc:  # an integer over sys.get_int_max_str_digits()
+        raise LimitExceeded(f"a number is too long to convert: {exc}") from None

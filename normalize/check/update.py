@@ -1,0 +1,81 @@
+"""``check --update``: record the current results as the golden ones (planned, shown, then written)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from normalize.check.findings import Baseline, _show, diff_observed, diff_values
+from normalize.check.forward import apply_opt_in
+from normalize.check.samples import (
+    SampleSet,
+    as_json_data,
+    updated_opt_in_row,
+    updated_sample_row,
+    write_recorded,
+    write_rows,
+)
+from normalize.pack import Pack
+from normalize.registry import REGISTRY
+
+
+@dataclass(frozen=True)
+class UpdatePlan:
+    """New contents of every golden file, and what changes (for review before writing)."""
+
+    rows: Mapping[Path, tuple[dict[str, Any], ...]]
+    changes: tuple[str, ...]
+    resolved: Mapping[str, Any]
+    recorded_changes: bool
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes and not self.recorded_changes
+
+
+def plan_update(pack: Pack, samples: SampleSet, baseline: Baseline) -> UpdatePlan:
+    """Record every sample's current result and the pack hash; list what that changes."""
+    current = pack.hash
+    rows: dict[Path, list[dict[str, Any]]] = {}
+    changes: list[str] = []
+    for task_type, sample_rows in samples.by_type.items():
+        for sample, actual in zip(sample_rows, baseline[task_type], strict=True):
+            rows.setdefault(sample.file, []).append(updated_sample_row(sample, actual, current))
+            if sample.expected is None:
+                changes.append(f"{task_type}/{sample.id}: record {_show(actual.answer)} ({actual.status})")
+            elif not sample.expected.same_as(actual):
+                changes.append(f"{task_type}/{sample.id}:\n" + diff_observed(sample.expected, actual, labels=("recorded", "now")))
+            elif sample.rules_hash != current:
+                changes.append(f"{task_type}/{sample.id}: same result, new rules_hash")
+    resources = pack.resources if samples.opt_in else {}
+    for row in samples.opt_in:
+        text, status, _ = apply_opt_in(row, resources, pack.settings.regex_timeout)
+        version = REGISTRY.rules[row.rule].version
+        rows.setdefault(row.file, []).append(updated_opt_in_row(row, text, status, version))
+        if "expected" not in row.raw or text != row.expected or status != row.status:
+            changes.append(f"opt_in/{row.id}:\n" + diff_values("text", row.expected, text, labels=("recorded", "now")))
+        elif row.version != version:
+            changes.append(f"opt_in/{row.id}: same text, version {row.version} → {version}")
+    resolved = pack.resolved()
+    recorded_changes = samples.recorded is None or dict(samples.recorded) != as_json_data(resolved)
+    return UpdatePlan({p: tuple(r) for p, r in rows.items()}, tuple(changes), resolved, recorded_changes)
+
+
+def apply_update(plan: UpdatePlan, directory: Path) -> None:
+    for path, rows in plan.rows.items():
+        write_rows(path, rows)
+    write_recorded(directory, plan.resolved)
+
+
+
+def sample_rules(pack: Pack, samples: SampleSet) -> dict[str, set[str]]:
+    """Per task type, the rules that appear in the trace of at least one of its samples."""
+    out: dict[str, set[str]] = {}
+    for task_type, rows in samples.by_type.items():
+        seen: set[str] = set()
+        for s in rows:
+            seen.update(step.rule for step in pack.run(s.output, s.task, options=s.options).trace)
+        out[task_type] = seen
+    return out

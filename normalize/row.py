@@ -1,0 +1,99 @@
+"""The typed row: a JSONL object parsed once at the edge into a frozen :class:`Row`.
+
+Dicts exist only when reading and writing; inside, code passes a :class:`Row` (the input) and
+a :class:`~normalize.engine.Result` (what the pack made of it).  :func:`read_options` is the one
+reader of a row's option domain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: A row's option domain: the option texts, their count, or unknown.
+Options = tuple[str, ...] | int | None
+
+
+def read_options(data: Mapping[str, Any]) -> Options:
+    """The option domain of a row: its ``options`` (texts or a count), or ``choices``.
+
+    ``ValueError`` for anything else (a bool, a string, a mapping).
+
+    >>> read_options({"options": ["Paris", "Lyon"]}), read_options({"choices": 4}), read_options({})
+    (('Paris', 'Lyon'), 4, None)
+    """
+    value = data.get("options", data.get("choices"))
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    raise ValueError(f"options must be a list of texts or a count, got {value!r}")
+
+
+class RowError(ValueError):
+    """An input row that cannot be normalized; the message is the ``invalid`` row's reason."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One input row, typed: ``task``, ``output``, ``options`` and the scoring fields.
+
+    ``data`` keeps the whole JSON object so that output rows carry every input field.
+    """
+
+    task: str | None
+    output: str | None
+    options: Options = None
+    id: Any = None
+    target: Any = None
+    aliases: Any = None
+    line: int = 0
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], line: int = 0) -> Row:
+        """A row from any JSON object, never raising: unusable fields read as absent."""
+        task, output = data.get("task"), data.get("output")
+        try:
+            options = read_options(data)
+        except ValueError:
+            options = None
+        return cls(
+            task=task if isinstance(task, str) and task else None,
+            output=output if isinstance(output, str) else None,
+            options=options,
+            id=data.get("id"),
+            target=data.get("target"),
+            aliases=data.get("aliases"),
+            line=line,
+            data=data,
+        )
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any], line: int) -> Row:
+        """A row to normalize; :class:`RowError` says why one cannot be (task, output, options).
+
+        >>> Row.parse({"task": "math", "output": "42"}, 1).output
+        '42'
+        >>> Row.parse({"task": "math"}, 3)
+        Traceback (most recent call last):
+        ...
+        normalize.row.RowError: line 3: the row has no 'output' field
+        """
+        task = data.get("task")
+        if not isinstance(task, str) or not task:
+            raise RowError(f"line {line}: the row has no 'task' field")
+        if "output" not in data:
+            raise RowError(f"line {line}: the row has no 'output' field")
+        output = data["output"]
+        if output is not None and not isinstance(output, str):
+            raise RowError(f"line {line}: 'output' must be a string or null, got {type(output).__name__}")
+        try:
+            options = read_options(data)
+        except ValueError as exc:
+            raise RowError(f"line {line}: {exc}") from None
+        return cls(task, output, options, data.get("id"), data.get("target"), data.get("aliases"), line, data)
+
+
+__all__ = ["Options", "Row", "RowError", "read_options"]

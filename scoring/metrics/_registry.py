@@ -1,0 +1,261 @@
+"""The metric registry: ``@metric(name, task_types, params)`` records a comparison like ``@rule``
+records a rule; :func:`compare` is a lookup in it, and the pack's ``scoring:`` section is checked
+against the registered parameter models when the pack loads (with file:line:column).
+
+A metric is ``fn(answer, golds, config, ctx) -> Score``: ``answer`` is the parser's answer (never
+``None`` here: a missing answer is ``no_answer`` before any metric runs), ``golds`` the targets
+from :func:`~scoring.metrics.read_targets`, ``config`` the resolved :class:`ScoringConfig`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from normalize.registry import TASK_TYPES, SectionError
+
+if TYPE_CHECKING:
+    from normalize.pack import Pack
+    from scoring._mathverify import MathVerifier
+
+#: How one row was scored (str-valued, so JSON output is unchanged).
+Outcome = Literal["scored", "no_answer", "no_target", "bad_target"]
+SCORED: Final = "scored"  # compared with the target: correct is True or False
+NO_ANSWER: Final = "no_answer"  # the parser gave no answer: wrong in strict accuracy
+NO_TARGET: Final = "no_target"  # the row has no target: left out of every accuracy
+BAD_TARGET: Final = "bad_target"  # the target cannot be read for this task type: left out, reported
+OUTCOMES: Final[tuple[Outcome, ...]] = (SCORED, NO_ANSWER, NO_TARGET, BAD_TARGET)
+
+
+@dataclass(frozen=True)
+class Score:
+    """The verdict on one row.
+
+    ``outcome`` is ``scored``, ``no_answer`` (wrong in strict accuracy), ``no_target`` or
+    ``bad_target`` (both left out of accuracies and counted apart); ``value`` is in [0, 1]
+    and 0 unless scored; ``correct`` is None unless scored; ``note`` says why, when useful.
+    """
+
+    correct: bool | None
+    value: float
+    metric: str
+    outcome: Outcome
+    note: str | None = None
+
+    @property
+    def explanation(self) -> str | None:
+        """Why the row got this outcome, when there is more to say than the outcome."""
+        return self.note
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    """The resolved ``scoring:`` settings for one task (see :mod:`scoring.metrics`)."""
+
+    task_type: str
+    metric: str
+    rel_tol: float = 0.0
+    abs_tol: float = 0.0
+    timeout: float = 5.0
+    f1_threshold: float = 1.0
+    percent_bare: bool = False
+
+
+class MetricParams(BaseModel):
+    """Base of a metric's parameter model: frozen, strict, no unknown keys, finite numbers."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class NoMetricParams(MetricParams):
+    """For metrics without settings."""
+
+
+@dataclass(frozen=True)
+class MetricContext:
+    """Per-call inputs a metric may use besides the answer and targets."""
+
+    alias_groups: Sequence[Sequence[str]] = ()
+    verifier: MathVerifier | None = None
+
+
+MetricFn = Callable[[Any, Sequence[Any], ScoringConfig, MetricContext], Score]
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """What the registry knows about one metric of one task type."""
+
+    name: str
+    task_type: str
+    params_model: type[MetricParams]
+    fn: MetricFn
+    doc: str
+    default: bool
+    rank: int = 0
+
+
+@dataclass
+class MetricRegistry:
+    """Metrics by (task type, name), in registration order."""
+
+    metrics: dict[tuple[str, str], MetricDef] = field(default_factory=dict)
+
+    def add(self, definition: MetricDef) -> None:
+        key = (definition.task_type, definition.name)
+        if key in self.metrics:
+            raise ValueError(f"metric {definition.name!r} is registered twice for {definition.task_type}")
+        if definition.default and any(d.default for (t, _), d in self.metrics.items() if t == definition.task_type):
+            raise ValueError(f"task type {definition.task_type} has two default metrics")
+        self.metrics[key] = definition
+
+    def get(self, task_type: str, name: str) -> MetricDef:
+        try:
+            return self.metrics[(task_type, name)]
+        except KeyError:
+            raise ValueError(f"{name!r} is not a metric for {task_type}; "
+                             f"choose one of {', '.join(self.names(task_type))}") from None
+
+    def names(self, task_type: str) -> tuple[str, ...]:
+        """The metrics of ``task_type``: the default first, then by ``rank``."""
+        defs = [d for (t, _), d in self.metrics.items() if t == task_type]
+        return tuple(d.name for d in sorted(defs, key=lambda d: (not d.default, d.rank)))
+
+    def param_models(self, task_type: str) -> dict[str, type[MetricParams]]:
+        """Each settings key any metric of ``task_type`` takes → the model that declares it."""
+        keys: dict[str, type[MetricParams]] = {}
+        for (t, _), d in self.metrics.items():
+            if t == task_type:
+                for key in d.params_model.model_fields:
+                    keys.setdefault(key, d.params_model)
+        return keys
+
+
+METRIC_REGISTRY: Final = MetricRegistry()
+
+
+def metric(
+    name: str,
+    *,
+    task_types: Sequence[str],
+    params: type[MetricParams] = NoMetricParams,
+    default: bool = False,
+    rank: int = 0,
+) -> Callable[[MetricFn], MetricFn]:
+    """Register ``fn`` as metric ``name`` for each of ``task_types``; ``default``: the types'
+    default metric; ``rank`` orders the others where a type's metrics are listed."""
+    unknown = [t for t in task_types if t not in TASK_TYPES]
+    if unknown or not task_types:
+        raise ValueError(f"metric {name!r}: bad task types {task_types!r}; task types are {TASK_TYPES}")
+
+    def decorate(fn: MetricFn) -> MetricFn:
+        for task_type in task_types:
+            METRIC_REGISTRY.add(MetricDef(name, task_type, params, fn, (fn.__doc__ or "").strip(), default, rank))
+        return fn
+
+    return decorate
+
+
+class MetricsView(Mapping[str, tuple[str, ...]]):
+    """Task type → its metric names (the default first): a live view of the registry."""
+
+    def __getitem__(self, task_type: str) -> tuple[str, ...]:
+        names = METRIC_REGISTRY.names(task_type)
+        if not names:
+            raise KeyError(task_type)
+        return names
+
+    def __iter__(self) -> Any:
+        return iter([t for t in TASK_TYPES if METRIC_REGISTRY.names(t)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+#: Metrics each task type accepts; the first is the default.
+METRICS: Final[Mapping[str, tuple[str, ...]]] = MetricsView()
+
+
+# --------------------------------------------------------------------------- settings
+
+
+class SettingError(ValueError):
+    """A bad ``scoring:`` setting; ``key`` is the offending key (``None``: the entry as a whole)."""
+
+    def __init__(self, key: str | None, message: str) -> None:
+        self.key = key
+        super().__init__(message)
+
+
+def _number_setting(value: Any, where: str, *, positive: bool = False, at_most_one: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{where} must be a finite number, got {value!r}")
+    if value < 0 or (positive and value == 0) or (at_most_one and value > 1):
+        bound = "(0, 1]" if at_most_one else ("> 0" if positive else ">= 0")
+        raise ValueError(f"{where} must be {bound}, got {value!r}")
+    return float(value)
+
+
+def config_from(kind: str, merged: Mapping[str, Any], where: str) -> ScoringConfig:
+    """A :class:`ScoringConfig` from a task's merged settings; :class:`SettingError` names the bad key."""
+    models = METRIC_REGISTRY.param_models(kind)
+    for key in merged:
+        if key != "metric" and key not in models:
+            allowed = sorted({"metric", *models})
+            raise SettingError(key, f"{where}: unknown key {key!r} for task type {kind}; "
+                                    f"known keys: {', '.join(allowed)}")
+    metric_name = merged.get("metric", METRIC_REGISTRY.names(kind)[0])
+    if metric_name not in METRIC_REGISTRY.names(kind):
+        raise SettingError("metric", f"{where}.metric: {metric_name!r} is not a metric for {kind}; "
+                                     f"choose one of {', '.join(METRIC_REGISTRY.names(kind))}")
+    values: dict[str, Any] = {}
+    for key, value in merged.items():
+        if key == "metric":
+            continue
+        try:
+            models[key].model_validate({key: value})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise SettingError(key, f"{where}.{key}: {err['msg']} (got {value!r})") from None
+        values[key] = value if isinstance(value, bool) else float(value)
+    return ScoringConfig(task_type=kind, metric=metric_name, **values)
+
+
+def scoring_config(pack: Pack, task: str, task_type: str | None = None) -> ScoringConfig:
+    """The scoring settings for ``task`` from ``pack.scoring``; ``ValueError`` on a bad key.
+
+    >>> from normalize.pack import load_pack
+    >>> scoring_config(load_pack(), "multiple_choice")
+    ScoringConfig(task_type='multiple_choice', metric='exact', rel_tol=0.0, abs_tol=0.0, timeout=5.0, f1_threshold=1.0, percent_bare=False)
+    """
+    kind = task_type if task_type is not None else pack.task_type_of(task)
+    if not METRIC_REGISTRY.names(kind):
+        raise ValueError(f"unknown task type {kind!r}")
+    merged: dict[str, Any] = dict(pack.scoring.get(kind, {}))
+    if task != kind:
+        merged.update(pack.scoring.get(task, {}))
+    return config_from(kind, merged, f"scoring.{task}")
+
+
+def validate_scoring_section(section: Mapping[str, Any], kinds: Mapping[str, str]) -> None:
+    """The pack loader's check of ``scoring:`` (``kinds``: each task type and task → its type).
+
+    Raises :class:`normalize.registry.SectionError` with the path of the bad key.
+    """
+    for name, entry in section.items():
+        kind = kinds.get(name, name if name in TASK_TYPES else None)
+        if kind is None:
+            raise SectionError((name,), f"scoring: {name!r} is neither a task type nor a task of this pack")
+        if not isinstance(entry, Mapping):
+            raise SectionError((name,), f"scoring.{name} must be a mapping")
+        merged = dict(section.get(kind, {})) if name != kind else {}
+        merged.update(entry)
+        try:
+            config_from(kind, merged, f"scoring.{name}")
+        except SettingError as exc:
+            where = (name, exc.key) if exc.key is not None and exc.key in entry else (name,)
+            raise SectionError(where, str(exc)) from None

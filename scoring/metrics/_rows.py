@@ -1,0 +1,199 @@
+"""Scoring rows: the accepted targets of a row, :func:`compare` (a registry lookup) and the row edge."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from normalize import Result
+from normalize import status as st
+from normalize.pack import Pack
+from normalize.row import Row
+from scoring._mathverify import MathVerifier
+from scoring.metrics._registry import (
+    BAD_TARGET,
+    METRIC_REGISTRY,
+    NO_ANSWER,
+    NO_TARGET,
+    MetricContext,
+    Score,
+    ScoringConfig,
+    scoring_config,
+)
+from scoring.metrics.exact import choice_letter
+from scoring.metrics.json import _as_json
+from scoring.metrics.numeric import parse_number
+
+
+def read_targets(
+    config: ScoringConfig,
+    target: Any,
+    aliases: Any = None,
+    options: Sequence[str] | int | None = None,
+) -> list[Any]:
+    """The accepted targets of a row (target first, then its ``aliases``) in comparable form.
+
+    Letters for multiple choice, JSON values for structured JSON, strings otherwise.
+    ``ValueError`` names a target that cannot be read for the task type.
+
+    >>> read_targets(ScoringConfig("multiple_choice", "exact"), 2, ["d"], 4)
+    ['C', 'D']
+    """
+    kind = config.task_type
+    extra = _row_aliases(aliases)
+    if kind == "multiple_choice":
+        return [choice_letter(t, options) for t in [target, *extra]]
+    if kind == "structured_json":
+        return [_as_json(t, "the target") for t in [target, *extra]]
+    golds: list[Any] = []
+    for i, t in enumerate([target, *extra]):
+        what = "the target" if i == 0 else f"aliases[{i - 1}]"
+        if kind == "math" and isinstance(t, (int, float)) and not isinstance(t, bool):
+            if parse_number(t) is None:
+                raise ValueError(f"{what} must be a finite number, got {t!r}")
+            golds.append(repr(t) if isinstance(t, float) else str(t))
+        elif i == 0 and kind in ("extractive_qa", "open_writing"):
+            golds.extend(_texts(t, what))
+        elif isinstance(t, str):
+            golds.append(t)
+        else:
+            raise ValueError(f"{what} must be a string for {kind}, got {t!r}")
+    return golds
+
+
+def _texts(target: Any, what: str) -> list[str]:
+    if isinstance(target, str):
+        return [target]
+    if isinstance(target, list) and target and all(isinstance(t, str) for t in target):
+        return list(target)
+    raise ValueError(f"{what} must be a string or a non-empty list of strings, got {target!r}")
+
+
+def _row_aliases(aliases: Any) -> list[Any]:
+    if aliases is None:
+        return []
+    if not isinstance(aliases, list):
+        raise ValueError(f"aliases must be a list, got {aliases!r}")
+    return list(aliases)
+
+
+def compare(
+    config: ScoringConfig,
+    answer: Any,
+    golds: Sequence[Any],
+    *,
+    alias_groups: Sequence[Sequence[str]] = (),
+    verifier: MathVerifier | None = None,
+) -> Score:
+    """Compare a parsed answer with targets from :func:`read_targets` using ``config``'s metric
+    (looked up in the metric registry); no answer is ``no_answer`` whatever the metric.
+
+    >>> compare(ScoringConfig("extractive_qa", "f1", f1_threshold=0.5), "the red house", ["red house", "home"])
+    Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None)
+    """
+    if answer is None:
+        return Score(None, 0.0, config.metric, NO_ANSWER)
+    definition = METRIC_REGISTRY.get(config.task_type, config.metric)
+    return definition.fn(answer, golds, config, MetricContext(alias_groups, verifier))
+
+
+def score_answer(
+    config: ScoringConfig,
+    answer: Any,
+    target: Any,
+    *,
+    aliases: Any = None,
+    alias_groups: Sequence[Sequence[str]] = (),
+    options: Sequence[str] | int | None = None,
+    verifier: MathVerifier | None = None,
+) -> Score:
+    """:func:`read_targets` then :func:`compare`; a target that cannot be read raises ``ValueError``.
+
+    >>> cfg = ScoringConfig("math", "numeric")
+    >>> score_answer(cfg, "0.5", "1/2").correct, score_answer(cfg, None, "1/2").outcome
+    (True, 'no_answer')
+    """
+    golds = read_targets(config, target, aliases, options)
+    return compare(config, answer, golds, alias_groups=alias_groups, verifier=verifier)
+
+
+# --------------------------------------------------------------------------- scoring rows
+
+
+def _row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
+    kind = row.get("task_type")
+    if isinstance(kind, str) and METRIC_REGISTRY.names(kind):
+        return kind
+    task = row.get("task")
+    if not isinstance(task, str):
+        return None
+    try:
+        return pack.task_type_of(task)
+    except ValueError:
+        return None
+
+
+def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathVerifier | None = None) -> Score:
+    """Score one row from what the pack made of it: ``(Row, Result) -> Score``.
+
+    A row without a target is ``no_target``; ``result`` is ``None`` when the row's task is
+    unknown (or its line was not JSON): ``no_answer`` when it has a target.  A pack ``scoring:``
+    error raises ``ValueError``; a target that cannot be read gives ``bad_target``.
+    """
+    if row.target is None:
+        return Score(None, 0.0, "none", NO_TARGET, "the row has no target")
+    if result is None:
+        return Score(None, 0.0, "none", NO_ANSWER, "the row has no known task")
+    kind = result.task_type
+    config = scoring_config(pack, row.task if row.task is not None else kind, kind)
+    answer = result.answer if result.status == st.OK else None
+    try:
+        golds = read_targets(config, row.target, row.aliases, row.options)
+    except ValueError as exc:
+        return Score(None, 0.0, config.metric, BAD_TARGET, str(exc))
+    return compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+
+
+def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:
+    """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...):
+    the dict edge of :func:`score_result`, which it reads into a :class:`~normalize.row.Row` and a
+    :class:`~normalize.Result` (the row's ``task_type``, else its task's, decides the type)."""
+    kind = _row_task_type(pack, row)
+    typed = Row.from_mapping(row)
+    task = row.get("task")
+    result = None if kind is None else Result(
+        raw=None,
+        text=row.get("normalized"),
+        status=row.get("status", st.OK),
+        reason=row.get("reason"),
+        trace=(),
+        task=task if isinstance(task, str) else kind,
+        task_type=kind,
+        answer=row.get("answer"),
+    )
+    if result is not None and isinstance(task, str) and typed.task is None:
+        typed = replace(typed, task=task)  # an empty task name still picks its (empty) scoring entry
+    return score_result(pack, typed, result, verifier=verifier)
+
+
+def score_row(pack: Pack, row: Mapping[str, Any]) -> bool | None:
+    """True/False for a scored row; None when there is no target or no answer (see :class:`Score`)."""
+    if _needs_verifier(pack, row):
+        with MathVerifier() as verifier:
+            return score_detail(pack, row, verifier=verifier).correct
+    return score_detail(pack, row).correct
+
+
+def _needs_verifier(pack: Pack, row: Mapping[str, Any]) -> bool:
+    kind = _row_task_type(pack, row)
+    if kind != "math":
+        return False
+    task = row.get("task")
+    return scoring_config(pack, task if isinstance(task, str) else kind, kind).metric == "math_verify"
+
+
+def score_rows(pack: Pack, rows: Iterable[Mapping[str, Any]]) -> list[Score]:
+    """Score many rows; one Math-Verify worker (started only if needed) serves them all."""
+    with MathVerifier() as verifier:
+        return [score_detail(pack, r, verifier=verifier) for r in rows]

@@ -1,0 +1,119 @@
+"""Numbers: ``numeric`` (exact rationals, optional tolerance) and ``exact`` for math.
+
+:func:`parse_number` is still this module's own strict reader (plain numbers, ``p/q``, ``1,234``):
+reading targets with the semantic stage's reader (:func:`normalize.read_number`) would also
+accept ``\\frac``, Chinese numerals and ``1.5/3`` and changes peer-corpus figures, so it is left
+to a deliberate, changelogged step.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from pydantic import Field
+
+from scoring.metrics._registry import (
+    SCORED,
+    MetricContext,
+    MetricParams,
+    Score,
+    ScoringConfig,
+    metric,
+)
+from scoring.metrics.exact import alias_candidates, as_text, exact_match
+
+
+def _without_thousands(text: str) -> str:
+    """``1,234,567.5`` → ``1234567.5``; text with commas in any other place is returned as is."""
+    if "," not in text:
+        return text
+    sign = text[0] if text[:1] in "+-" else ""
+    body = text[len(sign):]
+    whole, dot, frac = body.partition(".")
+    groups = whole.split(",")
+    if (1 <= len(groups[0]) <= 3 and groups[0].isdigit()
+            and all(len(g) == 3 and g.isdigit() for g in groups[1:])):
+        return sign + "".join(groups) + dot + frac
+    return text
+
+
+def parse_number(value: Any) -> Fraction | None:
+    """An exact rational for a number or number string; ``None`` when it is not one.
+
+    Accepts integers, decimals, exponents, ``p/q`` fractions, a leading sign (also ``−``) and
+    thousands separators (``1,234``).  Floats convert through their shortest repr, so ``0.1``
+    is 1/10.
+
+    >>> parse_number("2/3"), parse_number("-0.50"), parse_number("1,234"), parse_number(0.1)
+    (Fraction(2, 3), Fraction(-1, 2), Fraction(1234, 1), Fraction(1, 10))
+    >>> parse_number("x+1") is None, parse_number("1/0") is None, parse_number(float("nan")) is None
+    (True, True, True)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(repr(value)) if math.isfinite(value) else None
+    if not isinstance(value, str):
+        return None
+    text = value.strip().replace("\u2212", "-")
+    if not text or "_" in text or any(ch.isspace() for ch in text):
+        return None
+    text = _without_thousands(text)
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def numeric_match(answer: Any, target: Any, *, rel_tol: float = 0.0, abs_tol: float = 0.0) -> bool:
+    """Numbers equal exactly as rationals, or within ``max(rel_tol·max(|a|,|b|), abs_tol)``.
+
+    The comparison is done in exact rationals, so ``2/3`` equals ``0.6666666667`` only under a
+    tolerance.  When either side is not a number the stripped texts are compared.
+
+    >>> numeric_match("2/3", "0.6666666667"), numeric_match("2/3", "0.6666666667", rel_tol=1e-9)
+    (False, True)
+    >>> numeric_match("0.5", "1/2"), numeric_match("42", 42), numeric_match("x", " x ")
+    (True, True, True)
+    """
+    a, b = parse_number(answer), parse_number(target)
+    if a is None or b is None:
+        return isinstance(answer, str) and isinstance(target, str) and exact_match(answer, target)
+    if a == b:
+        return True
+    bound = max(Fraction(rel_tol) * max(abs(a), abs(b)), Fraction(abs_tol))
+    return abs(a - b) <= bound
+
+
+def _number_key(text: str) -> Any:
+    number = parse_number(text)
+    return ("n", number) if number is not None else ("s", text.strip())
+
+
+class NumericParams(MetricParams):
+    """``rel_tol`` and ``abs_tol``: tolerances (``0``: exact), both ``>= 0``."""
+
+    rel_tol: float = Field(0.0, ge=0)
+    abs_tol: float = Field(0.0, ge=0)
+
+
+@metric("numeric", task_types=("math",), params=NumericParams)
+def numeric_metric(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: MetricContext) -> Score:
+    """:func:`numeric_match` against any target or alias (aliases matched by value)."""
+    text = as_text(answer)
+    accepted = alias_candidates(golds, ctx.alias_groups, key=_number_key)
+    hit = any(numeric_match(text, g, rel_tol=config.rel_tol, abs_tol=config.abs_tol) for g in accepted)
+    return Score(hit, float(hit), config.metric, SCORED)
+
+
+@metric("exact", task_types=("math",), rank=1)
+def exact_math(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: MetricContext) -> Score:
+    """The stripped answer text equals a target or alias (aliases matched by value)."""
+    text = as_text(answer)
+    hit = any(exact_match(text, g) for g in alias_candidates(golds, ctx.alias_groups, key=_number_key))
+    return Score(hit, float(hit), config.metric, SCORED)
