@@ -102,7 +102,7 @@ def main() -> None:
     import math_verify as mv
 
     from normalize import load_pack
-    from normalize._mathvalue import _read_cached, _same_cached
+    from normalize._mathvalue import _BY_CANONICAL, _read_cached, _same_cached
     from scoring.metrics import math_match
 
     logging.getLogger("math_verify").setLevel(logging.CRITICAL)
@@ -133,6 +133,7 @@ def main() -> None:
     print(f"items: {args.plain} plain-number, {args.symbolic} symbolic (seed {args.seed})")
     for name, items in groups.items():
         _read_cached.cache_clear()
+        _BY_CANONICAL.clear()
         _same_cached.cache_clear()
         mv.parser.parse_latex_cached.cache_clear()
         box_ours: list[list[bool]] = [[]]

@@ -59,7 +59,8 @@ class _Watchdog:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="normalize-deadline", daemon=True)
                 self._thread.start()
-            self._lock.notify()
+            elif self._heap[0] is watch:
+                self._lock.notify()  # only an earlier deadline changes what the watchdog waits for
         return watch
 
     def stop(self, watch: _Watch) -> None:

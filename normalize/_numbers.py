@@ -198,9 +198,12 @@ def apply_percent(value: Fraction, mode: PercentMode) -> Fraction | None:
     return value / 100 if mode == "fraction" else value
 
 
+_STR_LIMIT: Final = 10**4000
+
+
 def _int_str(n: int) -> str:
     """``str(n)`` for ints of any size (Python limits ``str`` to 4300 digits)."""
-    if n < 10**4000:
+    if n < _STR_LIMIT:
         return str(n)
     high, low = divmod(n, 10**2000)
     return _int_str(high) + _int_str(low).rjust(2000, "0")
@@ -417,6 +420,7 @@ _FRAC_WHOLE: Final = (
 _DEFAULT_THOUSANDS: Final = (",", "\u00a0", "\u202f", "\u2009")
 
 
+@lru_cache(maxsize=64)
 def _plain_full(thousands: tuple[str, ...], decimal_comma: bool) -> str:
     # A trailing "." is allowed (``5.``); the token pattern's boundary checks do not apply.
     core0 = _core("0", thousands, decimal_comma)

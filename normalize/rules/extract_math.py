@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 from typing import Any, Final
 
@@ -174,45 +175,36 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     special = compile_pattern(_SPECIAL_TOKEN).search(text, timeout=timeout)
     if special is not None and text[: special.start()].strip():
         text = text[: special.start()]  # the model ran on into a new chat turn
-    separated: list[_Statement] = []
-    for separator in params.separators:
-        start = text.find(separator)
-        while start >= 0:
-            begin = start + len(separator)
-            line_end = text.find("\n", begin)
-            line_end = len(text) if line_end < 0 else line_end
-            following = [p for p in (text.find(s, begin) for s in params.separators) if p >= 0]
-            line_end = min([line_end, *following])
-            value = text[begin:line_end].strip()
-            if value and not _in_fence(text, start, timeout=timeout):
-                separated.append(_Statement(start, line_end, value, FOUND_BY_MARKER))
-            start = text.find(separator, begin)
     # the last statement of each kind counts: the last ####, the last marker of the best tier
-    finals: list[_Statement] = sorted(separated, key=lambda s: s.start)[-1:]
-    weak: list[_Statement] = []
+    finals: list[_Statement] = []
+    last_separator = _last_separated(text, params.separators, timeout=timeout)
+    if last_separator is not None:
+        finals.append(last_separator)
+    weak: _Statement | None = None
     marked = False
     for index, tier in enumerate(params.tiers):
-        matches: list[regex.Match[str]] = []
-        for pattern in tier:
-            matches.extend(_guarded(pattern).finditer(text, timeout=timeout))
+        if marked or (index >= params.final_tiers and weak is not None):
+            break
+        matches = list(_tier_pattern(tier).finditer(text, timeout=timeout))
         matches = _outside_code(text, matches, timeout=timeout)
-        statements = []
-        for m in sorted(matches, key=lambda m: (m.start(), m.end())):
+        # the last match with something after it (a later marker inside an earlier statement is
+        # the innermost one: "Final Answer: The final answer is 5" → "5"); linear, not per match
+        for m in reversed(matches):
             begin, end = _answer_span(text, m, timeout=timeout)
             if begin == end:
                 continue
             if index < params.final_tiers:
                 end = _cut_sentence(text, begin, end, timeout=timeout)
             value = text[begin:end].strip()
-            if value:
-                statements.append(_Statement(m.start(), end, value, FOUND_BY_MARKER))
-        statements = _innermost(statements)
-        if index < params.final_tiers:
-            if statements and not marked:
-                finals.append(statements[-1])
+            if not value:
+                continue
+            statement = _Statement(m.start(), end, value, FOUND_BY_MARKER)
+            if index < params.final_tiers:
+                finals.append(statement)
                 marked = True
-        elif statements and not weak:
-            weak = statements
+            elif weak is None:
+                weak = statement
+            break
     boxes = _boxes(text, timeout=timeout)
     finals.sort(key=lambda s: s.start)
     if finals:
@@ -234,14 +226,39 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
     if _unclosed_box(text, timeout=timeout):
         raise RejectText(st.NO_ANSWER, "the last \\boxed{} is never closed: the output was cut off")
-    if weak:  # a hint ("Therefore, …"): the rest of its paragraph, read for its last item
-        last = weak[-1]
-        return AnnotatedText(last.value, found_by=FOUND_BY_MARKER, statement="paragraph")
+    if weak is not None:  # a hint ("Therefore, …"): the rest of its paragraph, read for its last item
+        return AnnotatedText(weak.value, found_by=FOUND_BY_MARKER, statement="paragraph")
     if compile_pattern(_TRUNCATED_TAIL).search(_last_sentence(text), timeout=timeout) and not _has_number(
         _last_sentence(text)
     ):
         raise RejectText(st.NO_ANSWER, "the solution stops mid-sentence with no answer stated (cut off)")
     return AnnotatedText(text, found_by=FOUND_BY_LAST_NUMBER)
+
+
+@lru_cache(maxsize=64)
+def _tier_pattern(tier: tuple[str, ...]) -> regex.Pattern[str]:
+    """One guarded alternation for a tier of markers: one scan of the text per tier."""
+    return _guarded("|".join(f"(?:{pattern})" for pattern in tier))
+
+
+def _last_separated(text: str, separators: tuple[str, ...], *, timeout: float) -> _Statement | None:
+    """The statement after the last separator that has one (to the end of its line or the next
+    separator), outside code fences."""
+    limit = len(text)
+    while True:
+        best = max(((text.rfind(sep, 0, limit), sep) for sep in separators), key=lambda p: (p[0], len(p[1])))
+        start, separator = best
+        if start < 0:
+            return None
+        begin = start + len(separator)
+        line_end = text.find("\n", begin)
+        stop = len(text) if line_end < 0 else line_end
+        following = [p for p in (text.find(sep, begin, stop) for sep in separators) if p >= 0]
+        stop = min([stop, *following])
+        value = text[begin:stop].strip()
+        if value and not _in_fence(text, start, timeout=timeout):
+            return _Statement(start, stop, value, FOUND_BY_MARKER)
+        limit = start
 
 
 def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
@@ -250,16 +267,6 @@ def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
     from normalize.rules._fences import find_fences
 
     return any(f.start <= pos < f.end for f in find_fences(text, timeout=timeout))
-
-
-def _innermost(statements: list[_Statement]) -> list[_Statement]:
-    """Drop a statement that contains a later marker ("Final Answer: The final answer is 5")."""
-    kept: list[_Statement] = []
-    for s in statements:
-        while kept and kept[-1].start < s.start < kept[-1].end:
-            kept.pop()
-        kept.append(s)
-    return kept
 
 
 def _boxes(text: str, *, timeout: float) -> list[_Statement]:
@@ -328,6 +335,8 @@ def _final_values(finals: list[_Statement], boxes: list[_Statement]) -> list[str
 
 
 def _check_agree(values: list[str], *, timeout: float) -> None:
+    if len(values) < 2 or len(set(values)) < 2:
+        return
     keys: dict[Any, str] = {}
     for value in values:
         key = _value_key(value, timeout=timeout)
