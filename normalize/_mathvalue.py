@@ -33,6 +33,7 @@ from typing import Any, Final
 from normalize._deadline import TimeUp, call_within
 from normalize._numbers import format_fraction, format_number, to_fraction
 from normalize._regex import compile_pattern
+from normalize.status import Status
 
 #: Characters that never change an answer: zero-width, bidi marks and embeddings, soft hyphen.
 INVISIBLE_CHARS: Final = (
@@ -48,7 +49,7 @@ DEFAULT_MATH_TIMEOUT: Final = 2.0
 class NotMath(ValueError):
     """The string is not one mathematical answer; ``status`` says how (``no_answer``, ``contradictory``)."""
 
-    def __init__(self, reason: str, status: str = "no_answer") -> None:
+    def __init__(self, reason: str, status: Status = "no_answer") -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
@@ -242,8 +243,8 @@ def _plain_number(s: str) -> tuple[Fraction, bool] | None:
         exp = int(sci.group("e1") or sci.group("e2"))
         return Fraction(sci.group("m")) * Fraction(10) ** exp, False
     if compile_pattern(_E_NOTATION).match(s):
-        mantissa, _, exp = s.lower().partition("e")
-        return Fraction(mantissa) * Fraction(10) ** int(exp), False
+        mantissa, _, power = s.lower().partition("e")
+        return Fraction(mantissa) * Fraction(10) ** int(power), False
     comma = compile_pattern(_DECIMAL_COMMA).match(s)
     if comma is not None:
         frac = comma.group("f")
@@ -252,9 +253,10 @@ def _plain_number(s: str) -> tuple[Fraction, bool] | None:
                 return None  # 1,2: a list of two numbers
             value = Fraction(f"{comma.group('i')}.{frac}")
             return (-value if comma.group("sign") else value), False
-    value = to_fraction(s, percent="reject")
-    if value is None:
+    read = to_fraction(s, percent="reject")
+    if read is None:
         return None
+    value = read
     written_as_fraction = "/" in s or "\\frac" in s
     return value, written_as_fraction
 
@@ -695,7 +697,7 @@ def _same(a: Any, b: Any, tol: Tolerance) -> bool:
         return _same(a.args[0], b, tol)
     if isinstance(b, sp.FiniteSet) and len(b.args) == 1 and not isinstance(a, sp.Set):
         return _same(a, b.args[0], tol)
-    if isinstance(a, sp.FiniteSet) and isinstance(b, sp.Tuple) or isinstance(a, sp.Tuple) and isinstance(b, sp.FiniteSet):
+    if (isinstance(a, sp.FiniteSet) and isinstance(b, sp.Tuple)) or (isinstance(a, sp.Tuple) and isinstance(b, sp.FiniteSet)):
         s, t = (a, b) if isinstance(a, sp.FiniteSet) else (b, a)
         return len(s.args) == len(t.args) and all(_same(x, y, tol) for x, y in zip(s.args, t.args, strict=True))
     if isinstance(a, sp.Tuple) and isinstance(b, sp.Tuple):
@@ -703,7 +705,7 @@ def _same(a: Any, b: Any, tol: Tolerance) -> bool:
     if isinstance(a, sp.Interval) and isinstance(b, sp.Interval):
         return (a.left_open == b.left_open and a.right_open == b.right_open
                 and _same(a.start, b.start, tol) and _same(a.end, b.end, tol))
-    if isinstance(a, sp.Interval) and isinstance(b, sp.FiniteSet) or isinstance(a, sp.FiniteSet) and isinstance(b, sp.Interval):
+    if (isinstance(a, sp.Interval) and isinstance(b, sp.FiniteSet)) or (isinstance(a, sp.FiniteSet) and isinstance(b, sp.Interval)):
         i, f = (a, b) if isinstance(a, sp.Interval) else (b, a)  # {1, 3} written for the pair (1, 3)
         return (i.left_open and i.right_open and len(f.args) == 2
                 and _same(i.start, f.args[0], tol) and _same(i.end, f.args[1], tol))
@@ -715,7 +717,7 @@ def _same(a: Any, b: Any, tol: Tolerance) -> bool:
         return _same(a.rhs, b, tol)
     if isinstance(b, sp.Equality) and _only_symbols(b.lhs) and isinstance(a, sp.Expr):
         return _same(a, b.rhs, tol)
-    if isinstance(a, sp.Interval) and isinstance(b, sp.Tuple) or isinstance(a, sp.Tuple) and isinstance(b, sp.Interval):
+    if (isinstance(a, sp.Interval) and isinstance(b, sp.Tuple)) or (isinstance(a, sp.Tuple) and isinstance(b, sp.Interval)):
         i, t = (a, b) if isinstance(a, sp.Interval) else (b, a)
         return (i.left_open and i.right_open and len(t.args) == 2
                 and _same(i.start, t.args[0], tol) and _same(i.end, t.args[1], tol))
@@ -761,7 +763,7 @@ def _as_set(condition: Any) -> Any:
     sp = _sympy()
     t = sp.Symbol("_t", real=True)
     subject = _subject(condition)
-    if isinstance(subject, sp.Symbol) or isinstance(subject, sp.Abs) and isinstance(subject.args[0], sp.Symbol):
+    if isinstance(subject, sp.Symbol) or (isinstance(subject, sp.Abs) and isinstance(subject.args[0], sp.Symbol)):
         variable = subject if isinstance(subject, sp.Symbol) else subject.args[0]
         return condition.xreplace({variable: t}).as_set()
     return condition.xreplace({subject: t}).as_set()

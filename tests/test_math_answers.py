@@ -201,7 +201,6 @@ def test_strict_and_flexible_parse_rates_in_the_report() -> None:
         rows.append({"id": str(i), "task": "gsm8k", "output": output, "target": "4"})
     from normalize._io import InputRow
     from normalize.rows import normalize_row
-
     from scoring._items import item_from_row
 
     out = [normalize_row(PACK, InputRow(line=i + 1, data=row, error=None)) for i, row in enumerate(rows)]

@@ -25,7 +25,14 @@ from pydantic import Field
 
 from normalize import status as st
 from normalize._deadline import TimeUp
-from normalize._mathvalue import MathValue, NotMath, _has_prose, read_value, remove_invisible, unwrap_boxes
+from normalize._mathvalue import (
+    MathValue,
+    NotMath,
+    _has_prose,
+    read_value,
+    remove_invisible,
+    unwrap_boxes,
+)
 from normalize._regex import compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, parser
 
@@ -78,7 +85,7 @@ def _candidate(text: str, *, whole: bool) -> str:
     items = _items(text)
     if not items:
         raise NotMath("no mathematical answer found" if not any(c.isdigit() for c in text) else "no answer: the digits are inside words")
-    last_start, last_end, content = items[-1]
+    _, last_end, content = items[-1]
     parts = [content]
     index = len(items) - 1
     while index > 0:

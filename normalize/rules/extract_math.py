@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Final
 
 import regex
@@ -38,7 +38,6 @@ from pydantic import Field, field_validator
 from normalize import status as st
 from normalize._numbers import to_fraction
 from normalize._regex import compile_pattern
-
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, Params, StrTiers, StrTuple, rule
 from normalize.rules.extract import (
@@ -133,7 +132,7 @@ def _cut_sentence(text: str, begin: int, end: int, *, timeout: float) -> int:
         if token == "\n" and not text[begin : m.start()].strip():
             continue  # "Final Answer\n42": the answer is on the next line
         if text[pos : m.start()].strip() or seen_content:
-            return m.start() if token == "\n" else m.start()
+            return m.start()
     return end
 
 

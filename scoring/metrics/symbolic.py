@@ -17,7 +17,14 @@ from typing import Any
 
 from pydantic import Field
 
-from normalize.mathanswer import DEFAULT_MATH_TIMEOUT, NotMath, TimeUp, Tolerance, equivalent, read_value
+from normalize.mathanswer import (
+    DEFAULT_MATH_TIMEOUT,
+    NotMath,
+    TimeUp,
+    Tolerance,
+    equivalent,
+    read_value,
+)
 from scoring.metrics._registry import (
     BAD_TARGET,
     SCORED,
