@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections import Counter
 from typing import Any
 
-from normalize._io import read_jsonl, write_jsonl
+from normalize._io import to_input_row
+from normalize._jsonl import decode_line, encode_row
 from normalize.cli import add_format_option, add_pack_option
 from normalize.pack import Pack, load_pack
-from normalize.rows import normalize_rows
+from normalize.rows import normalize_row
+from normalize.stream import (
+    EXIT_INTERRUPTED,
+    add_stream_options,
+    check_jobs,
+    input_identity,
+    interruptible,
+    open_output,
+    progress_bar,
+    run_job,
+    stopped_message,
+)
 
 
 def register(sub: Any) -> None:
@@ -20,6 +33,7 @@ def register(sub: Any) -> None:
     run.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (- for stdin)")
     run.add_argument("-o", "--output", metavar="OUT.jsonl", help="where to write rows (default: stdout)")
     run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_stream_options(run)
     run.add_argument(
         "--trace",
         choices=("full", "rules", "none"),
@@ -48,23 +62,46 @@ def register(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
-    rows = read_jsonl(args.input)
+    jobs = check_jobs(args.jobs)
+    if args.resume and args.input == "-":
+        raise ValueError("--resume needs an input file: stdin cannot be read again")
     statuses: Counter[str] = Counter()
+    meta = {"command": "run", "input": input_identity(args.input), "pack_hash": pack.hash, "trace": args.trace,
+            "signature": pack.signature}
+    worker = functools.partial(run_chunk, pack, args.trace)
 
-    def counted() -> Any:
-        for out in normalize_rows(pack, rows, progress=False if args.no_progress else None):
-            statuses[str(out.get("status"))] += 1
-            yield shape_trace(out, args.trace)
+    def consume(records: list[str]) -> None:
+        statuses.update(records)
 
-    written = write_jsonl(counted(), args.output)
+    with interruptible() as interrupt, open_output(args.output, meta=meta, resume=args.resume) as output:
+        for line in output.kept_lines():
+            statuses[str(json.loads(line).get("status"))] += 1
+        with progress_bar(args.input, enabled=not args.no_progress, desc="normalize") as advance:
+            done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
+        if done.interrupted:
+            output.stop()
+            print(stopped_message(output, done), file=sys.stderr)
+            return EXIT_INTERRUPTED
+        output.commit()
     if args.format == "json":
-        document = {"rows": written, "statuses": dict(sorted(statuses.items())),
+        document = {"rows": done.rows, "statuses": dict(sorted(statuses.items())),
                     "pack": {"signature": pack.signature, "hash": pack.hash}}
         print(json.dumps(document, ensure_ascii=False), file=sys.stderr)
         return 0
     summary = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
-    print(f"{written} rows ({summary}) | {pack.signature}", file=sys.stderr)
+    print(f"{done.rows} rows ({summary}) | {pack.signature}", file=sys.stderr)
     return 0
+
+
+def run_chunk(pack: Pack, trace: str, chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[str]]:
+    """Normalize a chunk of raw lines: their output lines and statuses, in order."""
+    parts: list[bytes] = []
+    statuses: list[str] = []
+    for number, raw in chunk:
+        out = shape_trace(normalize_row(pack, to_input_row(decode_line(raw, number))), trace)
+        parts.append(encode_row(out))
+        statuses.append(str(out.get("status")))
+    return b"".join(parts), statuses
 
 
 def shape_trace(out: dict[str, Any], mode: str) -> dict[str, Any]:

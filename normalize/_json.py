@@ -135,3 +135,38 @@ def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = D
         ) from None
     except ValueError as exc:  # an integer over sys.get_int_max_str_digits()
         raise LimitExceeded(f"a number is too long to convert: {exc}") from None
+
+
+#: Some JSON, however broken: a bracket that opens like JSON (``{"``, ``{key:``, ``[1``, ``[{``;
+#: not ``[policy]`` in prose), or a text that starts like a JSON value.
+_JSON_BEGINS: Final = (
+    r"\{\s*(?:[\"'}]|[A-Za-z_$][\w$]*\s*:|\Z)"
+    r"|\[\s*(?:[\"'\[\]{\-0-9]|(?:true|false|null|True|False|None|NaN|Infinity)\b|\Z)"
+    r"|\A\s*(?:[\"'\-.0-9]|(?:true|false|null|True|False|None)\b)"
+)
+
+
+def load_stated_json(text: str, limits: JsonLimits | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Any:
+    """:func:`load_json`, telling no answer from a broken one: an empty text, or one with no
+    JSON at all (no bracket that opens like JSON, and it does not start like a JSON value: "I
+    cannot help with that [policy]."), raises ``RejectText("no_answer", why)``; JSON that does
+    not parse stays ``invalid``.
+
+    >>> load_stated_json("Sorry, I cannot extract that.")
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: no_answer: no JSON in the output
+    >>> load_stated_json('{"a": 1')
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: invalid: not valid JSON: Expecting ',' delimiter at line 1 column 8 (char 7)
+    """
+    if not text.strip():
+        raise RejectText(st.NO_ANSWER, "the output is empty")
+    try:
+        return load_json(text, limits, timeout=timeout)
+    except RejectText as rejected:
+        if rejected.status == st.INVALID and compile_pattern(_JSON_BEGINS).search(text, timeout=timeout) is None:
+            raise RejectText(st.NO_ANSWER, "no JSON in the output") from None
+        raise
+

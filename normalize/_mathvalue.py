@@ -438,7 +438,7 @@ def _read(s: str, timeout: float) -> MathValue:
     s, percent, dropped = _clean(s)
     if not s:
         raise NotMath("no answer: the text is empty")
-    if compile_pattern(_HEDGES).search(s):
+    if compile_pattern(_HEDGES).search(s) and len(compile_pattern(r"[0-9]+").findall(s)) >= 2:
         raise NotMath(f"the answer hedges between values: {original.strip()[:80]!r}", "contradictory")
     text_whole = compile_pattern(_TEXT_WHOLE).match(s)
     if text_whole is not None:

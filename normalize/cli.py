@@ -21,6 +21,8 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_BUG = 3
+#: A run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
 #: Adds subcommands to an ``argparse`` subparsers object; each subcommand sets ``func``.
 Register = Callable[[Any], None]
@@ -88,6 +90,16 @@ def main(argv: Sequence[str] | None = None, registers: Sequence[Register] | None
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt:  # a second Ctrl-C: stop at once; a partial output stays resumable
+        print("normalize: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as exc:  # an unwritable -o, a full disk, a directory where a file was expected
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"normalize: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RecursionError:
+        print("normalize: error: an input is nested too deeply to process (Python's recursion limit)", file=sys.stderr)
+        return EXIT_USAGE
     except Exception:  # not the user's fault: say so, with what a bug report needs
         import traceback
 

@@ -42,6 +42,7 @@ from normalize.registry import (
     ParseContext,
     SectionError,
 )
+from normalize.row import read_options_value
 
 PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
@@ -187,8 +188,46 @@ class Pack:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ValueError(f"unknown task {task!r}: not a task type or a task in pack {self.name!r}{hint}")
 
-    def chain(self, task: str) -> Chain:
-        return self.task_types[self.task_type_of(task)].chain
+    def chain(self, task: str, *, schema: Mapping[str, Any] | str | None = None) -> Chain:
+        """The chain of ``task``'s type; with a row ``schema``, the chain that applies it."""
+        chain = self.task_types[self.task_type_of(task)].chain
+        return chain if schema is None else self._with_row_schema(chain, schema)
+
+    def _with_row_schema(self, chain: Chain, schema: Mapping[str, Any] | str) -> Chain:
+        """``chain`` with a row's JSON Schema applied exactly like a pack schema.
+
+        The chain's ``align_json_schema`` step (if any) gets the row's schema in place of its
+        own, keeping its other params; a chain without one gets a default step right after its
+        last structure rule.  A string names a schema of the pack's ``schemas:`` section.  A
+        chain that does not parse JSON, or a schema that is not valid JSON Schema (draft
+        2020-12), raises ``ValueError`` naming the problem.
+        """
+        from normalize.rules.structure import AlignSchemaParams, resolve_schema
+
+        specs = list(chain.specs)
+        stages = [s.stage for s in specs]
+        if "structure" not in stages:
+            raise ValueError("a row schema needs a chain that parses JSON (structure rules); this one has none")
+        if isinstance(schema, str):
+            base = AlignSchemaParams(schema_name=schema)
+        elif isinstance(schema, Mapping):
+            base = AlignSchemaParams(schema_body=dict(schema))
+        else:
+            raise ValueError(f"a row schema must be a JSON Schema object or a schema name, got {schema!r}")
+        existing = next((i for i, s in enumerate(specs) if s.name == "align_json_schema"), None)
+        if existing is not None:
+            own = specs[existing].params.model_dump(by_alias=False)
+            own.pop("schema_name", None)
+            own.pop("schema_body", None)
+            base = base.model_copy(update=own)
+        params = resolve_schema(base, {"schemas": self.schemas})
+        step = RuleSpec("align_json_schema", REGISTRY.rule("align_json_schema").version, params)
+        if existing is not None:
+            specs[existing] = step
+        else:
+            last_structure = max(i for i, stage in enumerate(stages) if stage == "structure")
+            specs.insert(last_structure + 1, step)
+        return Chain(tuple(specs))
 
     def run(
         self,
@@ -197,18 +236,41 @@ class Pack:
         *,
         options: Sequence[str] | int | None = None,
         task_type: str | None = None,
+        schema: Mapping[str, Any] | str | None = None,
     ) -> Result:
         """Normalize one output and parse it strictly (``task_type``: already resolved from ``task``).
+
+        ``options``: the row's option texts or count (read by
+        :func:`normalize.row.read_options_value`: ``4.0`` or a numpy integer is a count).
+        ``schema``: the row's own JSON Schema (or a name in the pack's ``schemas:``), applied
+        like a pack schema; it is kept in ``result.extra["schema"]`` so the result replays.  A
+        bad ``options`` or ``schema`` gives status ``invalid`` naming it.
 
         >>> r = load_pack().run("The answer is (B).", task="multiple_choice", options=4)
         >>> r.answer, r.status
         ('B', 'ok')
+        >>> r = load_pack().run('{"age": "87"}', "structured_json",
+        ...                     schema={"properties": {"age": {"type": "integer"}}})
+        >>> r.answer, [step.rule for step in r.trace]
+        ({'age': 87}, ['parse_json', 'align_json_schema'])
         """
         if task_type is None or task_type not in self.task_types:
             task_type = self.task_type_of(task)
         t = self.task_types[task_type]
+        extra: dict[str, Any] = {}
+        chain = t.chain
+        if schema is not None:
+            extra["schema"] = schema
+            try:
+                chain = self._with_row_schema(chain, schema)
+            except ValueError as exc:
+                return Result(
+                    raw=text if isinstance(text, str) else None, text=None, status=st.INVALID,
+                    reason=f"row schema: {exc}", trace=(), task=task, task_type=task_type,
+                    rules_hash=self.hash, extra=extra,
+                )
         outcome = run_chain(
-            t.chain,
+            chain,
             text,
             timeout=self.settings.regex_timeout,
             max_input_bytes=self.settings.max_input_bytes,
@@ -236,14 +298,13 @@ class Pack:
         self,
         spec: ParserSpec,
         text: str,
-        options: Sequence[str] | int | None,
+        options: Any,
         notes: Mapping[str, Any] | None = None,
     ) -> tuple[st.Status, str | None, Any, Mapping[str, Any]]:
-        domain: tuple[str, ...] | int | None
-        if options is None or isinstance(options, int):
-            domain = options
-        else:
-            domain = tuple(options)
+        try:
+            domain = read_options_value(options)
+        except ValueError as exc:
+            return st.INVALID, f"parser {spec.name}: {exc}", None, {}
         ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout, notes=dict(notes or {}))
         definition = REGISTRY.parser(spec.name)
         try:
@@ -264,11 +325,12 @@ class Pack:
         options: Sequence[Sequence[str] | int | None] | Sequence[str] | int | None = None,
     ) -> list[Result]:
         """Run a batch; results come back in input order.  ``options`` may be one value for
-        every row or a list with one entry per row."""
+        every row or a list with one entry per row (a list of texts is one value; a list of
+        counts, lists or arrays — ``4.0`` and numpy values included — is one per row)."""
         items = list(texts)
         per_row: list[Any]
         if isinstance(options, (list, tuple)) and len(options) == len(items) and all(
-            o is None or isinstance(o, (int, list, tuple)) for o in options
+            o is None or not isinstance(o, str) for o in options
         ):
             per_row = list(options)
         else:
@@ -276,10 +338,12 @@ class Pack:
         return [self.run(text, task, options=o) for text, o in zip(items, per_row, strict=True)]
 
     def replay(self, result: Result) -> str | None:
-        """Reproduce ``result.text`` from ``result.raw`` using only its trace."""
+        """Reproduce ``result.text`` from ``result.raw`` using only its trace (and the row
+        schema the result was run with, if any)."""
         if result.raw is None:
             return None
-        return replay(self.chain(result.task_type), result.raw, result.trace, timeout=self.settings.regex_timeout)
+        chain = self.chain(result.task_type, schema=result.extra.get("schema"))
+        return replay(chain, result.raw, result.trace, timeout=self.settings.regex_timeout)
 
     def alias_groups(self) -> tuple[tuple[str, ...], ...]:
         """Every alias group of every table, for matching (never for rewriting outputs)."""

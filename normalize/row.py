@@ -7,6 +7,8 @@ reader of a row's option domain.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,17 +20,50 @@ Options = tuple[str, ...] | int | None
 def read_options(data: Mapping[str, Any]) -> Options:
     """The option domain of a row: its ``options`` (texts or a count), or ``choices``.
 
-    ``ValueError`` for anything else (a bool, a string, a mapping).
+    Values as data frames give them are read as what they are (see
+    :func:`read_options_value`); ``ValueError`` naming anything else (a bool, 4.5, a string,
+    a mapping).
 
     >>> read_options({"options": ["Paris", "Lyon"]}), read_options({"choices": 4}), read_options({})
     (('Paris', 'Lyon'), 4, None)
+    >>> read_options({"options": 4.0})
+    4
     """
-    value = data.get("options", data.get("choices"))
-    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return tuple(value)
-    raise ValueError(f"options must be a list of texts or a count, got {value!r}")
+    return read_options_value(data.get("options", data.get("choices")))
+
+
+def read_options_value(value: Any) -> Options:
+    """An ``options`` value as the parsers take it: option texts, a count, or None.
+
+    Rows from data frames carry ``4.0`` or numpy integers for a count and numpy arrays for the
+    texts; those are read as the count or texts they are.  Anything else raises
+    ``ValueError`` naming the bad value, never a crash further down.
+
+    >>> read_options_value(4.0), read_options_value(["yes", "no"]), read_options_value(None)
+    (4, ('yes', 'no'), None)
+    >>> read_options_value(4.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: options must be a list of option texts or a count, got 4.5
+    """
+    if value is None:
+        return None
+    if isinstance(value, (bool, str, bytes, Mapping)):
+        raise ValueError(f"options must be a list of option texts or a count, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isfinite(number) and number.is_integer():
+            return int(number)
+        raise ValueError(f"options must be a list of option texts or a count, got {value!r}")
+    items = value.tolist() if hasattr(value, "tolist") else value  # numpy arrays, pandas series
+    if isinstance(items, (list, tuple)):
+        bad = [item for item in items if not isinstance(item, str)]
+        if bad:
+            raise ValueError(f"option texts must be strings, got {bad[0]!r} in {list(items)!r}")
+        return tuple(items)
+    raise ValueError(f"options must be a list of option texts or a count, got {value!r}")
 
 
 class RowError(ValueError):
@@ -96,4 +131,4 @@ class Row:
         return cls(task, output, options, data.get("id"), data.get("target"), data.get("aliases"), line, data)
 
 
-__all__ = ["Options", "Row", "RowError", "read_options"]
+__all__ = ["Options", "Row", "RowError", "read_options", "read_options_value"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from normalize import status as st
@@ -18,6 +18,21 @@ PROGRESS_MIN_ROWS = 2000
 def row_options(data: dict[str, Any]) -> Sequence[str] | int | None:
     """The option domain of a row (kept for callers; :func:`normalize.row.read_options` reads it)."""
     return read_options(data)
+
+
+def row_schema(pack: Pack, task_type: str, data: Mapping[str, Any]) -> dict[str, Any] | str | None:
+    """A row's own JSON Schema (``schema``: an object, or a name in the pack's ``schemas:``),
+    for task types whose chain parses JSON; other task types ignore the field (a text-to-SQL
+    row's ``schema`` is a database schema, not a JSON Schema).  ``ValueError`` for another
+    value."""
+    value = data.get("schema")
+    if value is None:
+        return None
+    if not any(spec.stage == "structure" for spec in pack.chain(task_type)):
+        return None
+    if isinstance(value, (dict, str)):
+        return value
+    raise ValueError(f"schema must be a JSON Schema object or a schema name, got {value!r}")
 
 
 def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
@@ -36,11 +51,12 @@ def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
     try:
         parsed = Row.parse(data, row.line)
         task_type = pack.task_type_of(parsed.task or "")  # Row.parse refuses an empty task
+        schema = row_schema(pack, task_type, data)
     except RowError as exc:
         return invalid(str(exc))
     except ValueError as exc:
         return invalid(f"line {row.line}: {exc}")
-    result = pack.run(parsed.output, parsed.task or "", options=parsed.options, task_type=task_type)
+    result = pack.run(parsed.output, parsed.task or "", options=parsed.options, task_type=task_type, schema=schema)
     out.update(result.to_json())
     out["task_type"] = result.task_type
     return out

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import json
 import math
+import os
 import random
 import sys
 from collections.abc import Mapping, Sequence
@@ -13,11 +15,29 @@ from pathlib import Path
 from typing import Any
 
 from normalize.cli import EXIT_FINDINGS, EXIT_OK, add_format_option, add_pack_option, use_color
-from normalize.jsonl import read_jsonl, write_jsonl
+from normalize.jsonl import (
+    decode_line,
+    encode_row,
+    read_jsonl,
+    restore_written_values,
+    to_input_row,
+)
 from normalize.pack import Pack, canonical_json, load_pack
-from normalize.rows import normalize_rows
+from normalize.rows import normalize_row, normalize_rows
+from normalize.stream import (
+    EXIT_INTERRUPTED,
+    add_stream_options,
+    check_jobs,
+    input_identity,
+    interruptible,
+    open_output,
+    progress_bar,
+    run_job,
+    stopped_message,
+    write_atomically,
+)
 from scoring._items import item_from_row, run_label, task_name
-from scoring.aggregate import AGGREGATES, aggregate_rows
+from scoring.aggregate import AGGREGATES, SampleAggregator, slim_row
 from scoring.metrics import (
     METRICS,
     NO_ANSWER,
@@ -27,7 +47,7 @@ from scoring.metrics import (
     score_detail,
     scoring_config,
 )
-from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, build_report, render
+from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, ReportBuilder, render
 from scoring.stats import coefficient_of_variation, paired_bootstrap
 
 #: How many one-sided ids ``compare`` lists before it only counts them.
@@ -51,6 +71,7 @@ def register(sub: Any) -> None:
     score.add_argument("--cv-threshold", type=float, default=DEFAULT_CV_THRESHOLD, metavar="CV",
                        help=f"the coefficient of variation that is flagged (default {DEFAULT_CV_THRESHOLD})")
     score.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_stream_options(score)
     score.set_defaults(func=cmd_score)
 
     compare = sub.add_parser("compare", help="paired bootstrap of two scored files on their shared ids")
@@ -93,19 +114,6 @@ def check_scoring(pack: Pack) -> None:
         raise ValueError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
 
 
-def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
-               verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Score]]:
-    """Normalize and score every row of a JSONL file; each output row gains ``correct``."""
-    outs = list(normalize_rows(pack, read_jsonl(path), progress=progress))
-    scores = [score_detail(pack, out, verifier=verifier) for out in outs]
-    for out, score in zip(outs, scores, strict=True):
-        out["correct"] = score.correct
-        out["score"] = score.value if score.outcome == SCORED else None
-        if score.note:
-            out["score_note"] = score.note
-    return outs, scores
-
-
 # --------------------------------------------------------------------------- score
 
 
@@ -115,29 +123,108 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise ValueError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
     if args.k is not None and args.aggregate != "pass@k":
         raise ValueError("--k only applies to --aggregate pass@k")
+    jobs = check_jobs(args.jobs)
+    if args.resume and args.input == "-":
+        raise ValueError("--resume needs an input file: stdin cannot be read again")
+    if args.resume and args.output in (None, "-"):
+        raise ValueError("--resume needs -o OUT.jsonl: the scored rows written so far are what a run resumes from")
     pack = load_pack(args.pack)
     check_scoring(pack)
-    with MathVerifier() as verifier:
-        outs, scores = score_file(pack, args.input, progress=False if args.no_progress else None, verifier=verifier)
-        if args.aggregate:
-            items = aggregate_rows(pack, outs, scores, args.aggregate, k=args.k, verifier=verifier)
+    builder = ReportBuilder()
+    samples = SampleAggregator(pack, args.aggregate, k=args.k) if args.aggregate else None
+
+    def consume(records: list[Any]) -> None:
+        if samples is None:
+            for item in records:
+                builder.add(item)
         else:
-            items = [item_from_row(out, score) for out, score in zip(outs, scores, strict=True)]
-    report = build_report(items, pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
-                          seed=args.seed, cv_threshold=args.cv_threshold)
-    report_stream = sys.stdout
-    if args.output is not None:
-        write_jsonl(outs, args.output)
-        if args.output == "-":
-            report_stream = sys.stderr
+            for row, score in records:
+                samples.add(row, score)
+
+    meta = {"command": "score", "input": input_identity(args.input), "pack_hash": pack.hash, "signature": pack.signature}
+    rows_to = args.output if args.output is not None else os.devnull
+    with MathVerifier() as verifier, interruptible() as interrupt, \
+            open_output(None if rows_to == "-" else rows_to, meta=meta, resume=args.resume, atomic=rows_to != os.devnull) \
+            as output:
+        for line in output.kept_lines():
+            row = restore_written_values(json.loads(line))
+            record = score_record(pack, row, score_detail(pack, row, verifier=verifier), args.aggregate is not None)
+            consume([record])
+        worker = functools.partial(score_chunk, pack, args.output is not None, args.aggregate is not None,
+                                   verifier if jobs == 1 else None)
+        with progress_bar(args.input, enabled=not args.no_progress, desc="score") as advance:
+            done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
+        if done.interrupted:
+            output.stop()
+            message = (stopped_message(output, done) if args.output is not None else
+                       f"normalize: stopped after input line {done.last_line}; no report: the run is incomplete "
+                       "(with -o OUT.jsonl it could be resumed)")
+            print(message, file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if samples is not None:
+            for item in samples.items(verifier=verifier):
+                builder.add(item)
+        report = builder.build(pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
+                               seed=args.seed, cv_threshold=args.cv_threshold)
+        output.commit()
+    report_stream = sys.stderr if args.output == "-" else sys.stdout
     if args.report:
-        Path(args.report).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.report).write_text(json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n",
-                                     encoding="utf-8")
+        write_atomically(args.report, json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     print(render(report, args.format, color=use_color(report_stream)), file=report_stream)
     if args.fail_on_variance and report["flagged"]:
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+_WORKER_VERIFIER: tuple[int, MathVerifier] | None = None
+
+
+def _verifier_here() -> MathVerifier:
+    """This process's own Math-Verify helper (started only if a row needs it; a forked worker
+    never shares its parent's)."""
+    global _WORKER_VERIFIER
+    if _WORKER_VERIFIER is None or _WORKER_VERIFIER[0] != os.getpid():
+        _WORKER_VERIFIER = (os.getpid(), MathVerifier())
+    return _WORKER_VERIFIER[1]
+
+
+def add_score_fields(out: dict[str, Any], score: Score) -> None:
+    """What ``score -o`` adds to each row: ``correct``, ``score`` and, when useful, ``score_note``."""
+    out["correct"] = score.correct
+    out["score"] = score.value if score.outcome == SCORED else None
+    if score.note:
+        out["score_note"] = score.note
+
+
+def score_record(pack: Pack, out: dict[str, Any], score: Score, aggregate: bool) -> Any:
+    """What the report needs of one scored row: its item, or (for --aggregate) its slim row and score."""
+    return (slim_row(out), score) if aggregate else item_from_row(out, score)
+
+
+def score_chunk(pack: Pack, write_rows: bool, aggregate: bool, verifier: MathVerifier | None,
+                chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
+    """Normalize and score a chunk of raw lines: their output lines (when wanted) and report records."""
+    verifier = verifier if verifier is not None else _verifier_here()
+    parts: list[bytes] = []
+    records: list[Any] = []
+    for number, raw in chunk:
+        out = normalize_row(pack, to_input_row(decode_line(raw, number)))
+        score = score_detail(pack, out, verifier=verifier)
+        add_score_fields(out, score)
+        if write_rows:
+            parts.append(encode_row(out))
+        records.append(score_record(pack, out, score, aggregate))
+    return b"".join(parts), records
+
+
+def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
+               verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Score]]:
+    """Normalize and score every row of a JSONL file; each output row gains ``correct``."""
+    outs = list(normalize_rows(pack, read_jsonl(path), progress=progress))
+    scores = [score_detail(pack, out, verifier=verifier) for out in outs]
+    for out, score in zip(outs, scores, strict=True):
+        add_score_fields(out, score)
+    return outs, scores
 
 
 # --------------------------------------------------------------------------- compare

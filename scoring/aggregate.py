@@ -50,7 +50,8 @@ from scoring.metrics import (
 )
 from scoring.stats import pass_at_k
 
-__all__ = ["AGGREGATES", "VoteResult", "aggregate_rows", "answer_key", "group_samples", "vote"]
+__all__ = ["AGGREGATES", "SampleAggregator", "VoteResult", "aggregate_rows", "answer_key", "group_samples", "slim_row",
+           "vote"]
 
 AGGREGATES: Final = ("vote", "any", "mean", "median", "pass@k")
 
@@ -169,43 +170,76 @@ def aggregate_rows(
     The target, aliases and options of an item are those of its first sample.  ``pass@k``
     needs ``k`` (at most the item's sample count; ``ValueError`` otherwise).
     """
-    if mode not in AGGREGATES:
-        raise ValueError(f"unknown aggregate {mode!r}; choose one of {', '.join(AGGREGATES)}")
-    if mode == "pass@k" and (k is None or isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise ValueError(f"pass@k needs a positive integer k, got {k!r}")
-    draws = k if isinstance(k, int) else 0
     if len(rows) != len(scores):
         raise ValueError(f"got {len(rows)} rows but {len(scores)} scores")
-    items: list[Item] = []
-    for group in group_samples(rows):
-        members = [rows[i] for i in group]
-        marks = [scores[i] for i in group]
+    aggregator = SampleAggregator(pack, mode, k=k)
+    for row, score in zip(rows, scores, strict=True):
+        aggregator.add(row, score)
+    return aggregator.items(verifier=verifier)
+
+
+#: The fields of a scored row that aggregation reads; the rest (output, trace) is not kept.
+KEPT_FIELDS: Final = ("id", "task", "task_type", "status", "answer", "target", "aliases", "options", "choices", "run")
+
+
+def slim_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a row :class:`SampleAggregator` needs: no raw output, normalized text or trace."""
+    return {key: row[key] for key in KEPT_FIELDS if key in row}
+
+
+class SampleAggregator:
+    """Groups samples by ``(run, task, id)`` as rows stream by; :meth:`items` gives one item per group.
+
+    It holds, per sample, the fields in :data:`KEPT_FIELDS` and its score (never the raw
+    output or trace), so memory grows with the samples but not with their text.
+    """
+
+    def __init__(self, pack: Pack, mode: str, *, k: int | None = None) -> None:
+        if mode not in AGGREGATES:
+            raise ValueError(f"unknown aggregate {mode!r}; choose one of {', '.join(AGGREGATES)}")
+        if mode == "pass@k" and (k is None or isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ValueError(f"pass@k needs a positive integer k, got {k!r}")
+        self.pack, self.mode = pack, mode
+        self.draws = k if isinstance(k, int) else 0
+        self.groups: dict[Any, list[tuple[dict[str, Any], Score]]] = {}
+        self.count = 0
+
+    def add(self, row: Mapping[str, Any], score: Score) -> None:
+        raw_id = row.get("id")
+        key: Any = ("row", self.count) if raw_id is None else (run_label(row), task_name(row), canonical_json(raw_id))
+        self.count += 1
+        self.groups.setdefault(key, []).append((slim_row(row), score))
+
+    def items(self, *, verifier: MathVerifier | None = None) -> list[Item]:
+        """One item per group, in order of first appearance."""
+        return [self._item_of(group, verifier) for group in self.groups.values()]
+
+    def _item_of(self, group: list[tuple[dict[str, Any], Score]], verifier: MathVerifier | None) -> Item:
+        members = [row for row, _ in group]
+        marks = [score for _, score in group]
         first = marks[0]
         if first.outcome not in (SCORED, NO_ANSWER):  # no_target / bad_target: the item is unscorable
-            items.append(_item(members, _common_status(members), first.outcome, 0.0, first.metric))
-            continue
-        if mode == "vote":
+            return _item(members, _common_status(members), first.outcome, 0.0, first.metric)
+        if self.mode == "vote":
             kind = members[0].get("task_type")
             result = vote([_answer(r) for r in members], kind if isinstance(kind, str) else None)
             status = "ok" if result.answer is not None else _common_status(members)
             voted = {**members[0], "answer": result.answer, "status": status}
-            verdict = score_detail(pack, voted, verifier=verifier)
-            items.append(_item(members, status, verdict.outcome, verdict.value, verdict.metric, result.tied))
-            continue
+            verdict = score_detail(self.pack, voted, verifier=verifier)
+            return _item(members, status, verdict.outcome, verdict.value, verdict.metric, result.tied)
         scored = [m for m in marks if m.outcome == SCORED]
         outcome = SCORED if scored else NO_ANSWER
         status = "ok" if scored else _common_status(members)
         values = [m.value for m in marks]
-        if mode == "any":
+        if self.mode == "any":
             value = max(values)
-        elif mode == "mean":
+        elif self.mode == "mean":
             value = statistics.fmean(values)
-        elif mode == "median":
+        elif self.mode == "median":
             value = float(statistics.median(values))
         else:
-            if draws > len(members):
-                raise ValueError(f"pass@{draws} needs at least {draws} samples, "
+            if self.draws > len(members):
+                raise ValueError(f"pass@{self.draws} needs at least {self.draws} samples, "
                                  f"but item {members[0].get('id')!r} has {len(members)}")
-            value = pass_at_k(len(members), sum(1 for m in marks if m.correct), draws)
-        items.append(_item(members, status, outcome, value if scored else 0.0, first.metric))
-    return items
+            value = pass_at_k(len(members), sum(1 for m in marks if m.correct), self.draws)
+        return _item(members, status, outcome, value if scored else 0.0, first.metric)

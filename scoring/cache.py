@@ -109,6 +109,33 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+class CacheError(ValueError):
+    """The cache file cannot be used: corrupt, read-only, locked past the timeout, or foreign.
+
+    A ``ValueError``, so the command line reports it in one line with exit 2.
+    """
+
+
+def _explain(path: Path, exc: sqlite3.Error) -> CacheError:
+    text = str(exc)
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        return CacheError(f"cache {path} is not writable ({text}): SQLite must write the file and, beside it, "
+                          "its -wal and -shm files; use a writable location")
+    if "locked" in text or "busy" in text:
+        return CacheError(f"cache {path} stayed locked by another process past the busy timeout ({text})")
+    return CacheError(f"cache {path} is not a usable SQLite file ({text}): it may be corrupt; "
+                      "move it away and start a new cache")
+
+
+@contextmanager
+def _sqlite_errors(path: Path) -> Iterator[None]:
+    """Turn an ``sqlite3.Error`` raised inside into a one-line :class:`CacheError`."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise _explain(path, exc) from None
+
+
 # --------------------------------------------------------------------------- keys
 
 
@@ -347,8 +374,11 @@ class Cache:
             raise ValueError(f"the cache needs a file path, got {str(path)!r}")
         self.path = Path(path)
         if self.path.is_dir():
-            raise ValueError(f"cache path is a directory: {path}")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+            raise CacheError(f"cache path is a directory: {path}")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"cache {path}: cannot create its directory: {exc.strerror or exc}") from None
         self._timeout = timeout
         self._local = _Local()
         self._lock = threading.Lock()
@@ -365,17 +395,20 @@ class Cache:
         local = self._local
         if local.conn is not None and local.pid == os.getpid():
             return local.conn
-        conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False)
+        try:
+            conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self._timeout * 1000)}")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
-                raise ValueError(f"cache {self.path}: could not switch to WAL mode (got {mode})")
+                raise CacheError(f"cache {self.path}: could not switch to WAL mode (got {mode})")
             conn.execute("PRAGMA synchronous = NORMAL")
             self._ensure_schema(conn)
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             conn.close()
-            raise ValueError(f"cache {self.path} is not a usable SQLite file: {exc}") from None
+            raise _explain(self.path, exc) from None
         except ValueError:
             conn.close()
             raise
@@ -394,14 +427,14 @@ class Cache:
             if version == 0:
                 known = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
                 if known:
-                    raise ValueError(f"cache {self.path} holds tables {sorted(known)} but no schema version; "
+                    raise CacheError(f"cache {self.path} holds tables {sorted(known)} but no schema version; "
                                      "it is not a harness-normalize cache")
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version != SCHEMA_VERSION:
-                raise ValueError(f"cache {self.path} has schema version {version}, this version reads "
+                raise CacheError(f"cache {self.path} has schema version {version}, this version reads "
                                  f"{SCHEMA_VERSION}; use another cache file")
             conn.execute("COMMIT")
         except BaseException:
@@ -411,13 +444,29 @@ class Cache:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
+        with _sqlite_errors(self.path):
+            conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
+        except sqlite3.Error as exc:
+            self._rollback(conn)
+            raise _explain(self.path, exc) from None
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._rollback(conn)
             raise
-        conn.execute("COMMIT")
+        with _sqlite_errors(self.path):
+            conn.execute("COMMIT")
+
+    def _rollback(self, conn: sqlite3.Connection) -> None:
+        with _sqlite_errors(self.path):
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        """Rows of one query; an SQLite failure (corrupt page, lock) is a :class:`CacheError`."""
+        conn = self._conn()
+        with _sqlite_errors(self.path):
+            return conn.execute(sql, params).fetchall()
 
     def _count(self, table: str, what: str, n: int = 1) -> None:
         with self._lock:
@@ -427,7 +476,7 @@ class Cache:
 
     def get_generation(self, key: GenerationKey) -> str | None:
         """The cached raw output for ``key``, or None (counted as a hit or a miss)."""
-        row = self._conn().execute("SELECT text FROM generations WHERE key = ?", (key.digest,)).fetchone()
+        row = next(iter(self._read("SELECT text FROM generations WHERE key = ?", (key.digest,))), None)
         self._count("generations", "misses" if row is None else "hits")
         return None if row is None else str(row[0])
 
@@ -453,16 +502,20 @@ class Cache:
 
     def get_normalized(self, gen_key: GenerationKey | str, pack_hash: str) -> dict[str, Any] | None:
         """The cached result JSON for a generation under exactly this pack hash, or None."""
-        row = self._conn().execute(
+        row = next(iter(self._read(
             "SELECT result_json FROM normalized WHERE gen_key = ? AND pack_hash = ?",
             (_digest_of(gen_key), _check_pack_hash(pack_hash)),
-        ).fetchone()
+        )), None)
         self._count("normalized", "misses" if row is None else "hits")
         if row is None:
             return None
-        value = json.loads(row[0])
+        try:
+            value = json.loads(row[0])
+        except (ValueError, RecursionError) as exc:
+            raise CacheError(f"cache {self.path}: a stored normalized result is not JSON ({exc}); "
+                             "the file is corrupt: move it away and start a new cache") from None
         if not isinstance(value, dict):
-            raise ValueError(f"cache {self.path}: a normalized result is not a JSON object")
+            raise CacheError(f"cache {self.path}: a normalized result is not a JSON object")
         return value
 
     def put_normalized(self, gen_key: GenerationKey | str, pack_hash: str, result: Mapping[str, Any]) -> None:
@@ -479,9 +532,9 @@ class Cache:
 
     def get_loglik(self, key: LoglikKey) -> Loglik | None:
         """The cached log-likelihood for ``key``, or None."""
-        row = self._conn().execute(
+        row = next(iter(self._read(
             "SELECT logprob, is_greedy, n_tokens, boundary, truncated FROM loglik WHERE key = ?", (key.digest,)
-        ).fetchone()
+        )), None)
         self._count("loglik", "misses" if row is None else "hits")
         if row is None:
             return None
@@ -522,12 +575,11 @@ class Cache:
 
     def row_counts(self) -> dict[str, int]:
         """How many rows each table holds (across every writer of the file)."""
-        conn = self._conn()
-        return {t: int(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in _TABLES}
+        return {t: int(self._read(f"SELECT COUNT(*) FROM {t}")[0][0]) for t in _TABLES}
 
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``'ok'`` for a sound file."""
-        rows = self._conn().execute("PRAGMA integrity_check").fetchall()
+        rows = self._read("PRAGMA integrity_check")
         return "\n".join(str(r[0]) for r in rows)
 
     # -- lifetime

@@ -25,10 +25,13 @@ Scores are means of each item's ``value`` (1/0 for yes/no metrics, an F1 for F1 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, Final
 
 from normalize.pack import Pack
@@ -42,7 +45,7 @@ from scoring.stats import (
     coefficient_of_variation,
 )
 
-__all__ = ["DEFAULT_CV_THRESHOLD", "FORMATS", "build_report", "render", "render_json", "render_markdown", "render_table"]
+__all__ = ["DEFAULT_CV_THRESHOLD", "FORMATS", "ReportBuilder", "build_report", "render", "render_json", "render_markdown", "render_table"]
 
 DEFAULT_CV_THRESHOLD: Final = 0.05
 FORMATS: Final = ("table", "markdown", "json")
@@ -56,120 +59,238 @@ class _Intervals:
 
     def __init__(self, n_resamples: int, seed: int, confidence: float) -> None:
         self.n_resamples, self.seed, self.confidence = n_resamples, seed, confidence
-        self._done: dict[tuple[float, ...], dict[str, Any]] = {}
+        self._done: dict[tuple[int, bytes], dict[str, Any]] = {}
 
     def __call__(self, values: Sequence[float]) -> dict[str, Any] | None:
         if not values:
             return None
-        key = tuple(values)
+        key = (len(values), hashlib.blake2b(array("d", values).tobytes(), digest_size=32).digest())
         if key not in self._done:
             low, high = bootstrap_ci(values, n_resamples=self.n_resamples, seed=self.seed, confidence=self.confidence)
             self._done[key] = {"value": math.fsum(values) / len(values), "low": low, "high": high}
         return dict(self._done[key])
 
 
-def _group_stats(
-    name: str,
-    level: str,
-    items: Sequence[Item],
-    *,
-    mode: str | None,
-    interval: _Intervals,
-    cv_threshold: float,
-) -> dict[str, Any]:
-    statuses = Counter(item.status for item in items)
-    outcomes = Counter(item.outcome for item in items)
-    scorable = [item for item in items if item.outcome in (SCORED, NO_ANSWER)]
-    parsed = [item for item in scorable if item.outcome == SCORED]
-    types = sorted({item.task_type for item in items if item.task_type is not None})
-    stats: dict[str, Any] = {
-        "level": level,
-        "name": name,
-        "task_types": types,
-        "metrics": sorted({item.metric for item in scorable if item.outcome == SCORED}),
-        "n": len(items),
-        "n_samples": sum(item.n_samples for item in items),
-        "statuses": {s: statuses[s] for s in (*ALL_STATUSES, *sorted(set(statuses) - set(ALL_STATUSES))) if statuses[s]},
-        "no_target": outcomes[NO_TARGET],
-        "bad_target": outcomes[BAD_TARGET],
-        "scorable": len(scorable),
-        "parsed": len(parsed),
-        "parse_rate": len(parsed) / len(scorable) if scorable else None,
-        "parse_rates": _parse_rates(scorable),
-        "a_valid": interval([i.value for i in parsed]),
-        "a_strict": interval([i.value for i in scorable]),
-        "ties": sum(1 for item in items if item.tied),
-        "chance": None,
-        "chance_adjusted": None,
-        "random_fallback": None,
-        "chance_note": None,
-        "runs": None,
-    }
-    if types == ["multiple_choice"] and scorable and mode in _SINGLE_ANSWER_MODES:
-        _add_chance(stats, scorable, interval)
-    runs = sorted({item.run for item in items if item.run is not None})
-    if runs:
-        stats["runs"] = _run_spread(items, runs, cv_threshold)
-    return stats
-
-
 #: Ways of finding an answer that count as a stated answer (strict parse rate).
 STRICT_METHODS: Final = ("marker", "boxed")
 
 
-def _parse_rates(scorable: Sequence[Item]) -> dict[str, float] | None:
-    """Strict and flexible parse rates, as lm-evaluation-harness reports strict-match and
-    flexible-extract: strict counts answers the output states (a marker, ``####``, a box),
-    flexible also the last number of a finished solution.  ``None`` when no item says how
-    its answer was found (task types whose chains do not record it)."""
-    if not scorable or not any(item.found_by is not None for item in scorable):
-        return None
-    parsed = [item for item in scorable if item.outcome == SCORED]
-    strict = sum(1 for item in parsed if item.found_by in STRICT_METHODS)
-    return {"strict": strict / len(scorable), "flexible": len(parsed) / len(scorable)}
+class _Values:
+    """Per-item values in order, one byte each while they are all 0 or 1, eight bytes after."""
+
+    def __init__(self) -> None:
+        self.data: array[Any] = array("B")
+
+    def append(self, value: float) -> None:
+        if self.data.typecode == "B":
+            if value == 0.0 or value == 1.0:
+                self.data.append(int(value))
+                return
+            self.data = array("d", self.data)
+        self.data.append(value)
+
+    def floats(self) -> list[float]:
+        return [float(v) for v in self.data]
 
 
-def _add_chance(stats: dict[str, Any], scorable: Sequence[Item], interval: _Intervals) -> None:
-    missing = sum(1 for item in scorable if item.option_count is None)
-    too_few = sorted({item.option_count for item in scorable if item.option_count is not None and item.option_count < 2})
-    if missing or too_few:
-        stats["chance_note"] = (f"{missing} items do not state their option count" if missing
-                                else f"option counts below 2: {too_few}")
-        return
-    counts = [item.option_count for item in scorable if item.option_count is not None]
-    chance = chance_baseline(counts)
-    strict = stats["a_strict"]
-    stats["chance"] = chance
-    stats["chance_adjusted"] = {key: chance_adjusted(strict[key], chance) for key in ("value", "low", "high")}
-    fallback = [item.value if item.outcome == SCORED else 1.0 / k for item, k in zip(scorable, counts, strict=True)]
-    stats["random_fallback"] = interval(fallback)
+class _ExactSum:
+    """An exactly rounded running sum (what ``math.fsum`` of all the values gives) and a count."""
+
+    def __init__(self) -> None:
+        self.total: int | Fraction = 0
+        self.count = 0
+
+    def add(self, value: float) -> None:
+        self.total += int(value) if value.is_integer() else Fraction(value)
+        self.count += 1
+
+    def mean(self) -> float:
+        return float(self.total) / self.count
 
 
-def _run_spread(items: Sequence[Item], runs: Sequence[str], cv_threshold: float) -> dict[str, Any]:
-    per_run: dict[str, float] = {}
-    for run in runs:
-        values = [i.value for i in items if i.run == run and i.outcome in (SCORED, NO_ANSWER)]
-        if values:
-            per_run[run] = math.fsum(values) / len(values)
-    cv: float | None = None
-    note = None
-    if len(per_run) >= 2:
-        try:
-            cv = coefficient_of_variation(list(per_run.values()))
-        except ValueError as exc:
-            note = str(exc)
-    else:
-        note = "fewer than two runs with scorable items"
-    unlabeled = sum(1 for i in items if i.run is None)
-    if unlabeled:
-        note = (note + "; " if note else "") + f"{unlabeled} items carry no run"
-    return {
-        "a_strict": per_run,
-        "cv": cv,
-        "threshold": cv_threshold,
-        "flagged": cv is not None and cv > cv_threshold,
-        "note": note,
-    }
+class _Group:
+    """Running totals of one report group; per-item data kept only where order matters (bootstrap)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.n_samples = 0
+        self.statuses: Counter[str] = Counter()
+        self.outcomes: Counter[str] = Counter()
+        self.types: set[str] = set()
+        self.metrics: set[str] = set()
+        self.ties = 0
+        self.scorable = _Values()  # values of scorable items, in order
+        self.parsed = array("B")  # 1 where that scorable item was parsed
+        self.option_counts = array("I")  # K of each scorable item (4 bytes); 0 when not stated
+        self.missing_k = 0
+        self.too_few_k: set[int] = set()
+        self.runs: dict[str, _ExactSum] = {}
+        self.run_labels: set[str] = set()
+        self.unlabeled = 0
+        self.found_known = 0  # scorable items whose chain recorded how the answer was found
+        self.strict_parsed = 0  # ... parsed from a stated answer (STRICT_METHODS)
+
+    def add(self, item: Item) -> None:
+        self.n += 1
+        self.n_samples += item.n_samples
+        self.statuses[item.status] += 1
+        self.outcomes[item.outcome] += 1
+        if item.task_type is not None:
+            self.types.add(item.task_type)
+        self.ties += item.tied
+        if item.run is None:
+            self.unlabeled += 1
+        else:
+            self.run_labels.add(item.run)
+        if item.outcome not in (SCORED, NO_ANSWER):
+            return
+        if item.outcome == SCORED:
+            self.metrics.add(item.metric)
+        if item.found_by is not None:
+            self.found_known += 1
+            self.strict_parsed += item.outcome == SCORED and item.found_by in STRICT_METHODS
+        self.scorable.append(item.value)
+        self.parsed.append(item.outcome == SCORED)
+        k = item.option_count
+        if k is None:
+            self.missing_k += 1
+        elif k < 2:
+            self.too_few_k.add(k)
+        self.option_counts.append(0 if k is None or k < 0 else min(k, 2**32 - 1))
+        if item.run is not None:
+            self.runs.setdefault(item.run, _ExactSum()).add(item.value)
+
+    def stats(self, name: str, level: str, *, mode: str | None, interval: _Intervals,
+              cv_threshold: float) -> dict[str, Any]:
+        scorable = self.scorable.floats()
+        parsed_values = [v for v, p in zip(scorable, self.parsed, strict=True) if p]
+        types = sorted(self.types)
+        statuses = self.statuses
+        stats: dict[str, Any] = {
+            "level": level,
+            "name": name,
+            "task_types": types,
+            "metrics": sorted(self.metrics),
+            "n": self.n,
+            "n_samples": self.n_samples,
+            "statuses": {s: statuses[s] for s in (*ALL_STATUSES, *sorted(set(statuses) - set(ALL_STATUSES)))
+                         if statuses[s]},
+            "no_target": self.outcomes[NO_TARGET],
+            "bad_target": self.outcomes[BAD_TARGET],
+            "scorable": len(scorable),
+            "parsed": len(parsed_values),
+            "parse_rate": len(parsed_values) / len(scorable) if scorable else None,
+            "parse_rates": ({"strict": self.strict_parsed / len(scorable), "flexible": len(parsed_values) / len(scorable)}
+                            if scorable and self.found_known else None),
+            "a_valid": interval(parsed_values),
+            "a_strict": interval(scorable),
+            "ties": self.ties,
+            "chance": None,
+            "chance_adjusted": None,
+            "random_fallback": None,
+            "chance_note": None,
+            "runs": None,
+        }
+        if types == ["multiple_choice"] and scorable and mode in _SINGLE_ANSWER_MODES:
+            self._add_chance(stats, scorable, interval)
+        if self.run_labels:
+            stats["runs"] = self._run_spread(cv_threshold)
+        return stats
+
+    def _add_chance(self, stats: dict[str, Any], scorable: list[float], interval: _Intervals) -> None:
+        if self.missing_k or self.too_few_k:
+            stats["chance_note"] = (f"{self.missing_k} items do not state their option count" if self.missing_k
+                                    else f"option counts below 2: {sorted(self.too_few_k)}")
+            return
+        counts = list(self.option_counts)
+        chance = chance_baseline(counts)
+        strict = stats["a_strict"]
+        stats["chance"] = chance
+        stats["chance_adjusted"] = {key: chance_adjusted(strict[key], chance) for key in ("value", "low", "high")}
+        fallback = [v if p else 1.0 / k for v, p, k in zip(scorable, self.parsed, counts, strict=True)]
+        stats["random_fallback"] = interval(fallback)
+
+    def _run_spread(self, cv_threshold: float) -> dict[str, Any]:
+        per_run = {run: self.runs[run].mean() for run in sorted(self.run_labels) if run in self.runs}
+        cv: float | None = None
+        note = None
+        if len(per_run) >= 2:
+            try:
+                cv = coefficient_of_variation(list(per_run.values()))
+            except ValueError as exc:
+                note = str(exc)
+        else:
+            note = "fewer than two runs with scorable items"
+        if self.unlabeled:
+            note = (note + "; " if note else "") + f"{self.unlabeled} items carry no run"
+        return {
+            "a_strict": per_run,
+            "cv": cv,
+            "threshold": cv_threshold,
+            "flagged": cv is not None and cv > cv_threshold,
+            "note": note,
+        }
+
+
+class ReportBuilder:
+    """A report built from running totals: :meth:`add` items one at a time, then :meth:`build`.
+
+    Memory is a few counters per group plus, for the bootstrap, each scorable item's value
+    (one byte while values are 0/1), a parsed flag and its option count, per group.
+    """
+
+    def __init__(self) -> None:
+        self.by_task: dict[str, _Group] = {}
+        self.by_type: dict[str, _Group] = {}
+        self.overall = _Group()
+
+    def add(self, item: Item) -> None:
+        task = self.by_task.get(item.task)
+        if task is None:
+            task = self.by_task[item.task] = _Group()
+        kind_name = item.task_type or "(unknown)"
+        kind = self.by_type.get(kind_name)
+        if kind is None:
+            kind = self.by_type[kind_name] = _Group()
+        task.add(item)
+        kind.add(item)
+        self.overall.add(item)
+
+    def build(
+        self,
+        pack: Pack,
+        *,
+        aggregate: str | None = None,
+        k: int | None = None,
+        n_resamples: int = 1000,
+        seed: int = 0,
+        confidence: float = 0.95,
+        cv_threshold: float = DEFAULT_CV_THRESHOLD,
+    ) -> dict[str, Any]:
+        """The report as plain JSON data: groups per task, per task type, and overall (see :func:`build_report`)."""
+        if isinstance(cv_threshold, bool) or not isinstance(cv_threshold, (int, float)) or not (
+                math.isfinite(cv_threshold) and cv_threshold >= 0):
+            raise ValueError(f"the CV threshold must be a non-negative number, got {cv_threshold!r}")
+        interval = _Intervals(n_resamples, seed, confidence)
+
+        def stats(name: str, level: str, group: _Group) -> dict[str, Any]:
+            return group.stats(name, level, mode=aggregate, interval=interval, cv_threshold=float(cv_threshold))
+
+        groups: list[dict[str, Any]] = []
+        groups.extend(stats(name, "task", group) for name, group in self.by_task.items())
+        groups.extend(stats(name, "task_type", group) for name, group in sorted(self.by_type.items()))
+        groups.append(stats("overall", "overall", self.overall))
+        for group in groups:
+            group["pack_signature"] = pack.signature
+            group["pack_hash"] = pack.hash
+        return {
+            "pack": {"name": pack.name, "signature": pack.signature, "hash": pack.hash},
+            "aggregate": {"mode": aggregate, "k": k} if aggregate else None,
+            "bootstrap": {"method": "percentile", "n_resamples": n_resamples, "seed": seed, "confidence": confidence},
+            "cv_threshold": float(cv_threshold),
+            "groups": groups,
+            "flagged": [g["name"] for g in groups if g["runs"] and g["runs"]["flagged"]],
+        }
 
 
 def build_report(
@@ -188,37 +309,11 @@ def build_report(
     ``aggregate`` names how samples were combined (None: one row is one item); chance
     baselines are given only when each item's value is one answer (no aggregate, or ``vote``).
     """
-    if isinstance(cv_threshold, bool) or not isinstance(cv_threshold, (int, float)) or not (
-            math.isfinite(cv_threshold) and cv_threshold >= 0):
-        raise ValueError(f"the CV threshold must be a non-negative number, got {cv_threshold!r}")
-    every = list(items)
-
-    interval = _Intervals(n_resamples, seed, confidence)
-
-    def stats(name: str, level: str, members: Sequence[Item]) -> dict[str, Any]:
-        return _group_stats(name, level, members, mode=aggregate, interval=interval,
-                            cv_threshold=float(cv_threshold))
-
-    groups: list[dict[str, Any]] = []
-    by_task: dict[str, list[Item]] = {}
-    by_type: dict[str, list[Item]] = {}
-    for item in every:
-        by_task.setdefault(item.task, []).append(item)
-        by_type.setdefault(item.task_type or "(unknown)", []).append(item)
-    groups.extend(stats(name, "task", members) for name, members in by_task.items())
-    groups.extend(stats(name, "task_type", members) for name, members in sorted(by_type.items()))
-    groups.append(stats("overall", "overall", every))
-    for group in groups:
-        group["pack_signature"] = pack.signature
-        group["pack_hash"] = pack.hash
-    return {
-        "pack": {"name": pack.name, "signature": pack.signature, "hash": pack.hash},
-        "aggregate": {"mode": aggregate, "k": k} if aggregate else None,
-        "bootstrap": {"method": "percentile", "n_resamples": n_resamples, "seed": seed, "confidence": confidence},
-        "cv_threshold": float(cv_threshold),
-        "groups": groups,
-        "flagged": [g["name"] for g in groups if g["runs"] and g["runs"]["flagged"]],
-    }
+    builder = ReportBuilder()
+    for item in items:
+        builder.add(item)
+    return builder.build(pack, aggregate=aggregate, k=k, n_resamples=n_resamples, seed=seed,
+                         confidence=confidence, cv_threshold=cv_threshold)
 
 
 # --------------------------------------------------------------------------- rendering

@@ -23,7 +23,7 @@ def parse(text: str, ctx: ParseContext = FOUR, **params: Any) -> Parsed:
 
 def test_registered_with_its_params() -> None:
     definition = REGISTRY.parser("choice")
-    assert definition.version == 1
+    assert definition.version == 2
     assert definition.params_model is ChoiceParams
 
 
@@ -184,7 +184,7 @@ def test_chinese_number_is_not_a_letter() -> None:
 
 
 def test_conflict_last_takes_the_last_statement() -> None:
-    text = "The answer is A. Wait, let me re-check. Actually, the answer is B."
+    text = "The answer is A. Let me look again. Actually, the answer is B."
     assert parse(text).status == st.CONTRADICTORY
     assert parse(text, conflict="last") == Parsed("B", st.OK)
 

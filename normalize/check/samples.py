@@ -21,7 +21,7 @@ from normalize.registry import REGISTRY, TASK_TYPES
 OPT_IN_FILE: Final = "opt_in.jsonl"
 RECORDED_FILE: Final = "_recorded.json"
 
-_SAMPLE_KEYS: Final = frozenset({"id", "task", "output", "options", "expected", "rules_hash", "note"})
+_SAMPLE_KEYS: Final = frozenset({"id", "task", "output", "options", "schema", "expected", "rules_hash", "note"})
 _OPT_IN_KEYS: Final = frozenset(
     {"id", "rule", "params", "task_type", "input", "expected", "status", "version", "note"}
 )
@@ -78,6 +78,7 @@ class Sample:
     expected: Observed | None
     rules_hash: str | None
     raw: Mapping[str, Any]
+    schema: Mapping[str, Any] | str | None = None  # the row's own JSON Schema, as Pack.run takes it
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,14 @@ def _parse_sample(path: Path, line: int, data: dict[str, Any], task_type: str, p
         expected=_parse_expected(data.get("expected"), path, line),
         rules_hash=rules_hash,
         raw=data,
+        schema=_parse_schema(data.get("schema"), path, line),
     )
+
+
+def _parse_schema(value: Any, path: Path, line: int) -> Mapping[str, Any] | str | None:
+    if value is None or isinstance(value, (dict, str)):
+        return value
+    raise _fail(path, line, f"schema must be a JSON Schema object, a schema name or null, got {value!r}")
 
 
 def _parse_opt_in(path: Path, line: int, data: dict[str, Any]) -> OptInSample:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from normalize import status as st
-from normalize._json import JsonLimits, load_json
+from normalize._json import JsonLimits, load_stated_json
 from normalize.errors import RejectText
 from normalize.registry import ParseContext, Parsed, parser
 
 
-@parser("json", version=1, params=JsonLimits, embeds={"parse_json": 1})
+@parser("json", version=2, params=JsonLimits, embeds={"parse_json": 2})
 def parse_json_value(text: str, params: JsonLimits, ctx: ParseContext) -> Parsed:
     """The JSON value of the normalized text (strict, within ``params``' limits); never a guess.
 
-    Invalid JSON → ``invalid`` with the reason; empty text or a bare ``null`` → ``no_answer``
-    (an answer of ``None`` could not be told apart from no answer).
+    Invalid JSON → ``invalid`` with the reason; empty text, text with no JSON at all, or a bare
+    ``null`` → ``no_answer`` (an answer of ``None`` could not be told apart from no answer).
 
     >>> parse_json_value('{"price":12.5}', JsonLimits(), ParseContext()).answer
     {'price': 12.5}
@@ -25,7 +25,7 @@ def parse_json_value(text: str, params: JsonLimits, ctx: ParseContext) -> Parsed
     if not text.strip():
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
     try:
-        value = load_json(text, params, timeout=ctx.timeout)
+        value = load_stated_json(text, params, timeout=ctx.timeout)
     except RejectText as rejected:
         return Parsed(None, rejected.status, rejected.reason)
     if value is None:

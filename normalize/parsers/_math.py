@@ -120,7 +120,7 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     try:
         candidate: str | None = None
         if ctx.notes.get("statement") != "paragraph" and len(unboxed) <= _MAX_WHOLE:
-            if compile_pattern(_HEDGE_GLUE).search(unboxed):
+            if compile_pattern(_HEDGE_GLUE).search(unboxed) and len(compile_pattern(r"[0-9]+").findall(unboxed)) >= 2:
                 return Parsed(None, st.CONTRADICTORY, f"the answer hedges between values: {unboxed[:80]!r}")
             try:
                 value = read_value(unboxed, timeout=params.timeout)

@@ -17,6 +17,7 @@ Every rule returns its input unchanged when there is nothing to extract.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,10 @@ from typing import Any, Final, Literal
 import regex
 from pydantic import field_validator
 
+from normalize import status as st
+from normalize._phrases import RETRACTION
 from normalize._regex import compile_pattern
+from normalize.errors import RejectText
 from normalize.registry import (
     ALL_TYPES,
     DEFAULT_TIMEOUT,
@@ -36,6 +40,7 @@ from normalize.registry import (
     rule,
 )
 from normalize.rules._fences import Fence, find_fences
+from normalize.rules.format import unescape_newlines
 
 _NO_PARAMS: Final = NoParams()
 
@@ -146,17 +151,31 @@ class AnswerMarkerParams(Params):
 
     ``conflict``: ``"last"`` keeps the answer after the last marker of the winning tier;
     ``"keep"`` keeps everything from its first marker (included) to the end of the last
-    one's paragraph, so a strict parser still sees statements that disagree.
+    one's paragraph (to the end of the text when a retraction, "Wait, that is wrong.", comes
+    later), so a strict parser still sees statements that disagree or take one back.
+
+    ``"contradictory"``: every marker of the winning tier states an answer (up to the next
+    marker); when they differ (compared case- and punctuation-blind, retracted ones left out)
+    the output is ``contradictory``, else the last answer is kept as with ``"last"``.
 
     ``include_marker``: keep the marker itself in front of the answer, for a parser that
     only accepts stated answers (the ``choice`` parser needs "the answer is A or B" to see
     that two letters were stated, and "D, not A" to see which one was negated).
+
+    ``justification``: ``"cut"`` ends the kept answer where its justification starts ("No,
+    because …", "北京，因为…", "Paris. It is …"); ``"keep"`` over-captures to the paragraph end.
+
+    ``unescape``: resolve literal ``\\n``/``\\t`` escapes (as ``unescape_newlines`` does)
+    before looking for markers, so an escaped line break before "Answer:" does not hide it;
+    the kept answer then has real line breaks.  No marker → the text unchanged.
     """
 
     languages: StrTuple = ("en", "zh")
     tiers: Tiers = ()
-    conflict: Literal["last", "keep"] = "last"
+    conflict: Literal["last", "keep", "contradictory"] = "last"
     include_marker: bool = False
+    justification: Literal["keep", "cut"] = "keep"
+    unescape: bool = False
 
     @field_validator("tiers")
     @classmethod
@@ -232,7 +251,7 @@ def _guarded(pattern: str) -> regex.Pattern[str]:
 @rule(
     "extract_answer_marker",
     stage="extract",
-    version=1,
+    version=2,
     scope=("multiple_choice", "math", "extractive_qa"),
     params=AnswerMarkerParams,
     idempotent=False,
@@ -267,22 +286,131 @@ def extract_answer_marker(
             "extract_answer_marker has no marker tiers: pass tiers, or load it from a pack so "
             "they are resolved from the language overlays"
         )
+    original = text
+    if params.unescape and "\\" in text:  # read escapes as the format stage will
+        text = unescape_newlines(text, timeout=timeout)
     for tier in params.tiers:
         matches: list[regex.Match[str]] = []
         for pattern in tier:
             matches.extend(_guarded(pattern).finditer(text, timeout=timeout))
         matches = _outside_code(text, matches, timeout=timeout)
         matches.sort(key=lambda m: (m.end(), m.start()))
+        if params.conflict == "contradictory" and len(matches) > 1:
+            _refuse_different_answers(text, matches, params, timeout=timeout)
         for index in range(len(matches) - 1, -1, -1):
             begin, end = _answer_span(text, matches[index], timeout=timeout)
             if begin == end:
                 continue
+            if params.justification == "cut":
+                end = _justification_start(text, begin, end, timeout=timeout)
+            if params.conflict == "keep" and compile_pattern(RETRACTION).search(text, end, timeout=timeout):
+                end = len(text)  # taken back later ("Wait, that is wrong."): the parser reads on
             if params.conflict == "keep" and index > 0:
                 return text[min(m.start() for m in matches[: index + 1]) : end].strip()
             if params.include_marker:
                 return text[matches[index].start() : end].strip()
             return text[begin:end]
-    return text
+    if params.justification == "cut":  # no marker: a short answer and its reason, "No, because …"
+        end = _justification_start(text, 0, len(text), timeout=timeout, pattern=_JUSTIFICATION_AFTER_STOP)
+        head = text[:end]
+        if end < len(text) and len(head.split()) <= _SHORT_ANSWER_WORDS and len(head) <= _SHORT_ANSWER_CHARS:
+            return head.strip()
+    return original
+
+
+#: An unmarked output cut before its justification must have a head this short (words, chars).
+_SHORT_ANSWER_WORDS: Final = 6
+_SHORT_ANSWER_CHARS: Final = 40
+
+
+#: Where a marked answer's justification starts: "No, because …", "北京，因为…", "Paris. It is …",
+#: "Paris\nExplanation: …".  The answer before it must not be empty.
+_JUSTIFICATION: Final = (  # each branch starts where a run of blanks starts: linear time
+    r"(?<![ \t])(?:"
+    r"[ \t]++(?i:because\b)"
+    r"|[ \t]*+[,;:，；：—–][ \t]*+(?i:\b(?:because|since|given\s+that|due\s+to|as\s+(?:the|it|this|they|he|she|we))\b)"
+    r"|[ \t]*+[,;，；。][ \t]*+(?:因为|由于|原因是|理由是)"
+    r"|,[ \t]*+(?i:(?:which|who)\s+(?:is|was|are|were|has|had)\b)"
+    r"|[.!?。！？][ \t]++(?i:(?:this|that|it|these|those|because|since|the\s+reason|here)\b)"
+    r"|[ \t]*+\n[ \t]*+(?i:(?:explanation|reason(?:ing)?|justification|because|rationale)\b|解释|理由|原因|解析)"
+    r")"
+)
+
+
+#: The same, for an output with no marker: only after punctuation ("No, because …").
+_JUSTIFICATION_AFTER_STOP: Final = (
+    r"(?<![ \t])(?:[ \t]*+[,;:，；：—–][ \t]*+(?i:\b(?:because|since|given\s+that|due\s+to)\b)"
+    r"|[ \t]*+[,;，；。][ \t]*+(?:因为|由于|原因是|理由是))"
+)
+
+
+def _justification_start(
+    text: str, begin: int, end: int, *, timeout: float, pattern: str = _JUSTIFICATION
+) -> int:
+    """Where the answer in ``text[begin:end]`` stops before its justification (else ``end``)."""
+    found = compile_pattern(pattern).search(text, begin, end, timeout=timeout)
+    while found is not None and not text[begin : found.start()].strip(" \t\n*_\"'“”"):
+        found = compile_pattern(pattern).search(text, found.end(), end, timeout=timeout)
+    if found is None:
+        return end
+    stop = found.start()
+    while stop > begin and text[stop - 1].isspace():
+        stop -= 1
+    return stop
+
+
+#: A marked "answer" that only says what the answer is not: "the answer is not Lyon", "答案不是上海".
+_NEGATED_ANSWER: Final = r"(?:not|n't)\b|不是|并非|不"
+
+
+def _answer_key(answer: str) -> str:
+    """What two marked answers are compared on: case, punctuation, markdown and spacing ignored."""
+    kept = "".join(c for c in answer.casefold() if c.isalnum() or c.isspace())
+    return " ".join(kept.split())
+
+
+def _refuse_different_answers(
+    text: str, matches: list[regex.Match[str]], params: AnswerMarkerParams, *, timeout: float
+) -> None:
+    """Raise ``contradictory`` when the markers in ``matches`` state different answers.
+
+    Each answer runs from its marker to the next marker (or its paragraph end), justification
+    cut; one answer whose words hold another's ("Paris" and "Paris, France") is the same.  A marker whose answer runs into the next marker without a sentence or line end is
+    one statement with it ("Answer: the answer is Paris"); a retraction ("Wait, that is
+    wrong.") between two answers drops the ones before it.
+    """
+    blanks = [m.start() for m in compile_pattern(_BLANK_LINE).finditer(text, timeout=timeout)]
+    answers: list[tuple[int, str]] = []
+    for index, match in enumerate(matches):
+        begin = _skip_decoration(text, match.end(), timeout=timeout)
+        after = bisect.bisect_left(blanks, begin)
+        end = blanks[after] if after < len(blanks) else len(text)
+        if index + 1 < len(matches):
+            following = matches[index + 1].start()
+            if following < end:
+                if not compile_pattern(r"[.!?。！？\n]").search(text, begin, max(begin, following), timeout=timeout):
+                    continue  # the same statement goes on in the next marker
+                end = following
+        end = _justification_start(text, begin, end, timeout=timeout)
+        key = _answer_key(text[begin:end])
+        if key and not compile_pattern(_NEGATED_ANSWER).match(key, timeout=timeout):
+            answers.append((match.start(), key))
+    if len({key for _, key in answers}) < 2:
+        return
+    last = answers[-1][0]
+    mark = None
+    for found in compile_pattern(RETRACTION).finditer(text, answers[0][0], last, timeout=timeout):
+        mark = found.start()
+    if mark is not None:
+        answers = [(at, key) for at, key in answers if at > mark]
+    distinct: list[str] = []
+    for _, key in answers:  # "Paris" and "Paris, France" state the same answer
+        padded = f" {key} "
+        if not any(f" {seen} " in padded or padded in f" {seen} " for seen in distinct):
+            distinct.append(key)
+    if len(distinct) > 1:
+        shown = ", ".join(repr(k) for k in distinct[:3])
+        raise RejectText(st.CONTRADICTORY, f"the output marks different answers: {shown}")
 
 
 def _outside_code(text: str, matches: list[regex.Match[str]], *, timeout: float) -> list[regex.Match[str]]:
@@ -479,8 +607,31 @@ class _Span:
     end: int  # exclusive
 
 
-@rule("extract_json_block", stage="extract", version=1, scope=("structured_json",))
-def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+class JsonBlockParams(Params):
+    """``alternatives``: ``"first"`` keeps the block found first (see below) however many
+    others there are; ``"contradictory"`` first looks at every outermost JSON value in the
+    text, and when two different ones are offered as alternatives ("Option 1: {…}
+    Alternatively: {…}", "或者 {…}": an alternative word between them) the output is
+    ``contradictory``.  The same value written twice is one answer."""
+
+    alternatives: Literal["first", "contradictory"] = "first"
+
+
+_DEFAULT_JSON_BLOCK: Final = JsonBlockParams()
+
+#: Words between two JSON values that offer the second as an alternative to the first.
+_ALTERNATIVE: Final = (
+    r"(?i:\b(?:or|alternatively|alternative(?:ly)?|another\s+(?:option|possibility|answer|way|version)"
+    r"|(?:option|version|variant)\s*(?:\d+|[a-z])\b|either|otherwise|(?:also|equally)\s+(?:valid|acceptable|possible|correct)"
+    r"|could\s+also\s+be|or\s+else)\b)"
+    r"|或者|或是|也可以|另一种|另一个|备选|也行|或"
+)
+
+
+@rule("extract_json_block", stage="extract", version=1, scope=("structured_json",), params=JsonBlockParams)
+def extract_json_block(
+    text: str, params: JsonBlockParams = _DEFAULT_JSON_BLOCK, *, timeout: float = DEFAULT_TIMEOUT
+) -> str:
     """Keep the first balanced JSON object or array, looking in a fenced ``json`` block first.
 
     Order of search: the first fence tagged ``json``; fences with no language whose content
@@ -496,7 +647,15 @@ def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: flo
     '{"ok": true}'
     >>> extract_json_block("no json [here]")
     'no json [here]'
+    >>> extract_json_block('{"a": 1} or {"a": 2}', JsonBlockParams(alternatives="contradictory"))
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
+    if params.alternatives == "contradictory":
+        stated = _stated_json_span(text, timeout=timeout)
+        if stated is not None:
+            return text[stated.start : stated.end]
     fences = find_fences(text, timeout=timeout)
     regions: list[tuple[int, int]] = []
     tagged = next((f for f in fences if f.lang == "json"), None)
@@ -511,6 +670,73 @@ def extract_json_block(text: str, params: NoParams = _NO_PARAMS, *, timeout: flo
         if span is not None:
             return text[span.start : span.end]
     return text
+
+
+#: Words that introduce the final JSON value ("Final answer:", "最终结果", "Output:" opening a line).
+_FINAL_JSON: Final = (
+    r"(?i:\bfinal\s+(?:answer|json|output|result|version|object)|(?:corrected|fixed|updated)\s+(?:json|version|output|object)"
+    r"|(?<![^\n])[ \t*#]*(?:output|result|answer)[ \t*]*:)"
+    r"|最终(?:答案|结果|输出|版本|JSON)|(?<![^\n])[ \t*#]*(?:输出|结果|答案)[ \t*]*[:：]"
+)
+
+
+def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
+    """Among several different outermost JSON values: the one a retraction or a final marker
+    points to ("Wait, that is wrong: {…}", "Final answer: {…}", "Output: {…}");
+    ``contradictory`` when two of those that count are offered as alternatives ("or",
+    "Alternatively", "或者" between them); else None (the usual search decides)."""
+    decoder = json.JSONDecoder(strict=False)
+    values: list[tuple[_Span, str]] = []
+    reach = -1
+    attempts = 0
+    for span in _balanced_spans(text, 0, len(text), timeout=timeout):
+        if span.start < reach:
+            continue
+        attempts += 1
+        if attempts > _MAX_PARSE_ATTEMPTS:
+            break
+        try:
+            value, stop = decoder.raw_decode(text, span.start)
+        except (ValueError, RecursionError):
+            continue
+        if stop != span.end:
+            continue
+        reach = span.end
+        try:
+            key = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        except (ValueError, RecursionError):
+            continue
+        values.append((span, key))
+    if len({key for _, key in values}) < 2:
+        return None
+    retracted = False
+    for index in range(len(values) - 1, 0, -1):  # what follows the last retraction counts
+        gap = (values[index - 1][0].end, values[index][0].start)
+        if compile_pattern(RETRACTION).search(text, *gap, timeout=timeout):
+            values, retracted = values[index:], True
+            break
+    final = [
+        i
+        for i, (span, _) in enumerate(values)
+        if compile_pattern(_FINAL_JSON).search(
+            text, max(values[i - 1][0].end if i else 0, span.start - _INTRO_CHARS), span.start, timeout=timeout
+        )
+    ]
+    if final:  # from the last value introduced as final on
+        values, retracted = values[final[-1] :], True
+    for (first, key_a), (second, key_b) in itertools.pairwise(values):
+        if key_a == key_b:
+            continue
+        if compile_pattern(_ALTERNATIVE).search(text, first.end, second.start, timeout=timeout):
+            raise RejectText(
+                st.CONTRADICTORY,
+                f"the output offers different JSON values as alternatives: {_clip(key_a)} and {_clip(key_b)}",
+            )
+    return values[0][0] if retracted else None
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _first_json_span(text: str, start: int, end: int, *, timeout: float) -> _Span | None:
@@ -594,10 +820,21 @@ def _value_may_start(text: str, pos: int, floor: int) -> bool:
 
 
 class CodeBlockParams(Params):
-    """Which fence to keep, and the info-string languages to prefer (lowercase)."""
+    """Which fence to keep, and the info-string languages to prefer (lowercase).
+
+    ``final_markers``: regexes (case-insensitive) that introduce the final block ("Final
+    answer:", "最终代码"); the last fence with one in the prose just before it wins over every
+    other fence (earlier drafts).  ``alternatives``: ``"which"`` keeps the ``which`` fence;
+    ``"contradictory"`` first sets aside test and usage blocks (asserts, ``def test_``, calls
+    of what another block defines), then two different solution blocks offered as
+    alternatives (they define the same function or class, or an "Alternatively"/"或者" stands
+    between them) with no final marker make the output ``contradictory``.
+    """
 
     which: Literal["first", "last"] = "last"
     languages: StrTuple = ()
+    final_markers: StrTuple = ()
+    alternatives: Literal["which", "contradictory"] = "which"
 
     @field_validator("languages")
     @classmethod
@@ -638,5 +875,95 @@ def extract_code_block(
         return text
     preferred = [f for f in fences if f.lang in params.languages]
     pool = preferred or fences
+    if params.final_markers:
+        final = _final_fence(text, pool, params.final_markers, timeout=timeout)
+        if final is not None:
+            return final.content(text)
+    if params.alternatives == "contradictory" and len(pool) > 1:
+        pool = _solution_fences(text, pool, timeout=timeout)
     chosen = pool[0] if params.which == "first" else pool[-1]
     return chosen.content(text)
+
+
+#: How far back before a fence its introducing words are looked for.
+_INTRO_CHARS: Final = 300
+
+
+def _final_fence(text: str, fences: Sequence[Fence], markers: Sequence[str], *, timeout: float) -> Fence | None:
+    """The last fence whose introduction (the prose since the previous fence) has a final marker,
+    or takes back the block before it ("Wait, that is wrong. Here is the fix:")."""
+    pattern = compile_pattern("|".join(f"(?:{m})" for m in markers), regex.IGNORECASE)
+    found = None
+    previous_end = 0
+    for index, fence in enumerate(fences):
+        begin = max(previous_end, fence.start - _INTRO_CHARS)
+        if pattern.search(text, begin, fence.start, timeout=timeout) is not None or (
+            index > 0 and compile_pattern(RETRACTION).search(text, previous_end, fence.start, timeout=timeout)
+        ):
+            found = fence
+        previous_end = fence.end
+    return found
+
+
+_DEFINED: Final = (
+    r"(?m)^[ \t]*(?:(?:async[ \t]+)?def|class|function|func|fn|sub)[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+)
+_TEST_NAME: Final = r"(?i:test\w*|check\w*|main)"
+_TEST_CODE: Final = r"(?m)^[ \t]*(?:assert\b|print[ \t]*\(|console\.log|unittest\b|import[ \t]+(?:unittest|pytest)\b|if[ \t]+__name__)"
+_CODE_ALTERNATIVE: Final = (
+    r"(?i:\b(?:alternatively|alternative(?:\s+(?:solution|approach|version|implementation))?|another\s+(?:way|approach|solution|option|version|implementation)"
+    r"|or\s+(?:you\s+could|we\s+could|simply|just|use)|(?:approach|solution|method|option|version)\s*(?:2|two|b)\b)\b)"
+    r"|或者|另一种|另一个(?:版本|写法|方法)|方法二|解法二|也可以"
+)
+
+
+#: Past this many solution blocks, blocks are not compared pairwise for containment.
+_MAX_COMPARED_BLOCKS: Final = 64
+
+
+def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> list[Fence]:
+    """The fences that hold a solution; ``contradictory`` when two of them are alternatives."""
+    defined = [
+        {m["name"] for m in compile_pattern(_DEFINED).finditer(text, f.content_start, f.content_end, timeout=timeout)}
+        for f in fences
+    ]
+    everything = set().union(*defined)
+    solutions: list[int] = []
+    for index, fence in enumerate(fences):
+        own = {name for name in defined[index] if not compile_pattern(_TEST_NAME).fullmatch(name, timeout=timeout)}
+        others = everything - defined[index]
+        if not own and others and compile_pattern(_TEST_CODE).search(
+            text, fence.content_start, fence.content_end, timeout=timeout
+        ):
+            continue  # tests or a usage example of what another block defines
+        if not own and others and not defined[index]:
+            calls = "|".join(regex.escape(name) for name in sorted(others)[:50])
+            if compile_pattern(rf"\b(?:{calls})[ \t]*\(").search(
+                text, fence.content_start, fence.content_end, timeout=timeout
+            ):
+                continue  # calls of what another block defines: a usage example
+        solutions.append(index)
+    if not solutions:
+        return list(fences)
+    contents = {i: fences[i].content(text).strip() for i in solutions}
+    solutions = [i for i in solutions if contents[i]] or solutions  # an empty block solves nothing
+    if len(solutions) <= _MAX_COMPARED_BLOCKS:
+        # a block that holds another whole block is that block plus extras (its tests), not an alternative
+        solutions = [
+            i
+            for i in solutions
+            if not any(contents[j] and contents[j] != contents[i] and contents[j] in contents[i] for j in solutions)
+        ]
+    for first, second in itertools.pairwise(solutions):
+        a, b = fences[first], fences[second]
+        if contents[first] == contents[second]:
+            continue
+        shared = (defined[first] & defined[second]) - {""}
+        offered = compile_pattern(_CODE_ALTERNATIVE).search(text, a.end, b.start, timeout=timeout) is not None
+        if shared or offered:
+            why = f"both define {', '.join(sorted(shared))}" if shared else "offered as alternatives"
+            raise RejectText(
+                st.CONTRADICTORY,
+                f"two different code blocks and no final one ({why}); mark the final block, e.g. 'Final answer:'",
+            )
+    return [fences[i] for i in solutions]

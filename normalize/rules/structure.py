@@ -35,7 +35,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from normalize import status as st
-from normalize._json import JsonLimits, LimitExceeded, canonical_json, load_json
+from normalize._json import JsonLimits, LimitExceeded, canonical_json, load_json, load_stated_json
 from normalize._regex import compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
@@ -88,12 +88,18 @@ def dump_json(value: Any) -> str:
     return canonical_json(value)
 
 
-@rule("parse_json", stage="structure", version=1, scope=_SCOPE, params=JsonLimits)
+@rule("parse_json", stage="structure", version=2, scope=_SCOPE, params=JsonLimits)
 def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Parse strict JSON within the size, depth and digit limits; write it in canonical form.
 
-    An empty output is ``no_answer`` (nothing was stated); anything else that does not parse
-    is ``invalid`` with the reason: the JSON error position, ``NaN``, a limit.
+    An empty output, or one with no JSON at all (no bracket, and it does not start like a JSON
+    value: "I cannot help with that."), is ``no_answer`` (nothing was stated); anything else that does
+    not parse is ``invalid`` with the reason: the JSON error position, ``NaN``, a limit.
+
+    >>> parse_json("Sorry, I cannot extract that.")
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: no_answer: no JSON in the output
 
     >>> parse_json('{"b": 1,  "a": [true, null]}')
     '{"a":[true,null],"b":1}'
@@ -106,9 +112,7 @@ def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: floa
     ...
     normalize.errors.RejectText: no_answer: the output is empty
     """
-    if not text.strip():
-        raise RejectText(st.NO_ANSWER, "the output is empty")
-    return dump_json(load_json(text, params, timeout=timeout))
+    return dump_json(load_stated_json(text, params, timeout=timeout))
 
 
 @rule("canonicalize_json", stage="structure", version=1, scope=_SCOPE)

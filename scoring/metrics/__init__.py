@@ -89,7 +89,7 @@ from scoring.metrics.json import (
     json_field_scores,
 )
 from scoring.metrics.math_verify import math_verify_match
-from scoring.metrics.numeric import numeric_match, parse_number
+from scoring.metrics.numeric import number_out_of_range, numeric_match, parse_number
 from scoring.metrics.squad import normalize_squad, squad_exact_match, squad_tokens, token_f1
 from scoring.metrics.symbolic import math_match
 
@@ -126,6 +126,7 @@ __all__ = [
     "math_verify_match",
     "metric",
     "normalize_squad",
+    "number_out_of_range",
     "numeric_match",
     "parse_number",
     "read_targets",

@@ -22,8 +22,8 @@ from scoring.metrics._registry import (
     scoring_config,
 )
 from scoring.metrics.exact import choice_letter
-from scoring.metrics.json import _as_json
-from scoring.metrics.numeric import parse_number
+from scoring.metrics.json import read_json_value
+from scoring.metrics.numeric import MAX_NUMBER_DIGITS, number_out_of_range, parse_number
 
 
 def read_targets(
@@ -45,7 +45,7 @@ def read_targets(
     if kind == "multiple_choice":
         return [choice_letter(t, options) for t in [target, *extra]]
     if kind == "structured_json":
-        return [_as_json(t, "the target") for t in [target, *extra]]
+        return [read_json_value(t, "the target") for t in [target, *extra]]
     golds: list[Any] = []
     for i, t in enumerate([target, *extra]):
         what = "the target" if i == 0 else f"aliases[{i - 1}]"
@@ -53,6 +53,9 @@ def read_targets(
             if parse_number(t) is None:
                 raise ValueError(f"{what} must be a finite number, got {t!r}")
             golds.append(repr(t) if isinstance(t, float) else str(t))
+        elif kind == "math" and number_out_of_range(t):
+            raise ValueError(f"{what} {_short(t)} is a number beyond what is compared exactly "
+                             f"(at most {MAX_NUMBER_DIGITS} digits, counting the exponent)")
         elif i == 0 and kind in ("extractive_qa", "open_writing"):
             golds.extend(_texts(t, what))
         elif isinstance(t, str):
@@ -60,6 +63,12 @@ def read_targets(
         else:
             raise ValueError(f"{what} must be a string for {kind}, got {t!r}")
     return golds
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr`` of a value cut to ``limit`` characters, for messages about huge inputs."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 def _texts(target: Any, what: str) -> list[str]:

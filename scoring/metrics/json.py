@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from normalize.jsonl import MAX_JSON_DEPTH, depth_exceeds
 from normalize.pack import canonical_json
 from scoring.metrics._registry import SCORED, MetricContext, Score, ScoringConfig, metric
 from scoring.metrics.squad import F1Params
@@ -93,14 +94,31 @@ def _as_json(value: Any, what: str) -> Any:
             return json.loads(value)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{what} is not JSON text: {exc.msg} at column {exc.colno}") from None
+        except RecursionError:
+            raise ValueError(f"{what} is JSON nested too deeply to read") from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise ValueError(f"{what} is JSON with a number that cannot be read: {str(exc).split(';')[0]}") from None
     return value
+
+
+def read_json_value(value: Any, what: str) -> Any:
+    """A JSON value (text is parsed) that the comparisons can walk: bounded depth, no NaN or Infinity.
+
+    ``ValueError`` says what is wrong, so a bad target is a ``bad_target`` and a bad answer a
+    wrong one, never a crash deep in a recursive comparison.
+    """
+    parsed = _as_json(value, what)
+    if depth_exceeds(parsed):
+        raise ValueError(f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
+    canonicalize_json(parsed)  # a NaN or Infinity inside is not JSON: ValueError
+    return parsed
 
 
 @metric("exact", task_types=("structured_json",), default=True)
 def exact_json(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: MetricContext) -> Score:
     """The answer equals a target structurally (:func:`json_equal`)."""
     try:
-        pred = _as_json(answer, "the answer")
+        pred = read_json_value(answer, "the answer")
     except ValueError as exc:
         return Score(False, 0.0, config.metric, SCORED, str(exc))
     hit = any(json_equal(pred, g) for g in golds)
@@ -111,7 +129,7 @@ def exact_json(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: Me
 def field_f1(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: MetricContext) -> Score:
     """The best field-level F1 over the targets; ``correct`` when it reaches ``f1_threshold``."""
     try:
-        pred = _as_json(answer, "the answer")
+        pred = read_json_value(answer, "the answer")
     except ValueError as exc:
         return Score(False, 0.0, config.metric, SCORED, str(exc))
     best = max(json_field_scores(pred, g).f1 for g in golds)

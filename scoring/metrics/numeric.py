@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
+import regex
 from pydantic import Field
 
 from scoring.metrics._registry import (
@@ -40,12 +41,46 @@ def _without_thousands(text: str) -> str:
     return text
 
 
+#: Numbers compared exactly have at most this many digits, counting the exponent's zeros
+#: (``1e4000`` has 4001): beyond, building the rational costs seconds (``1e10000000`` is a
+#: 33-million-bit integer) and Python refuses to print it (its 4300-digit limit).
+MAX_NUMBER_DIGITS: Final = 4300
+
+_NUMBER_SHAPE = regex.compile(r"[-+]?(?:[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([-+]?[0-9]+))?(?:/[0-9]+)?")
+
+
+def _in_number_range(text: str) -> bool:
+    """Whether a number text is small enough to turn into an exact rational at bounded cost."""
+    if len(text) > MAX_NUMBER_DIGITS:
+        return False
+    mark = max(text.rfind("e"), text.rfind("E"))
+    if mark < 0:
+        return True
+    exponent = text[mark + 1:].split("/")[0].lstrip("+-")
+    if not exponent.isdigit():
+        return True  # not a number at all: Fraction refuses it cheaply
+    return len(exponent) <= 5 and len(text) + int(exponent) <= MAX_NUMBER_DIGITS
+
+
+def number_out_of_range(value: Any) -> bool:
+    """Whether ``value`` is a number text that :func:`parse_number` refuses only for its size.
+
+    >>> number_out_of_range("1e10000000"), number_out_of_range("1e100"), number_out_of_range("x")
+    (True, False, False)
+    """
+    if not isinstance(value, str):
+        return False
+    text = value.strip().replace("\u2212", "-")
+    return _NUMBER_SHAPE.fullmatch(text) is not None and not _in_number_range(text)
+
+
 def parse_number(value: Any) -> Fraction | None:
     """An exact rational for a number or number string; ``None`` when it is not one.
 
     Accepts integers, decimals, exponents, ``p/q`` fractions, a leading sign (also ``−``) and
     thousands separators (``1,234``).  Floats convert through their shortest repr, so ``0.1``
-    is 1/10.
+    is 1/10.  Cost is bounded: a text whose length plus exponent exceeds
+    :data:`MAX_NUMBER_DIGITS` is not read as a number (see :func:`number_out_of_range`).
 
     >>> parse_number("2/3"), parse_number("-0.50"), parse_number("1,234"), parse_number(0.1)
     (Fraction(2, 3), Fraction(-1, 2), Fraction(1234, 1), Fraction(1, 10))
@@ -61,7 +96,7 @@ def parse_number(value: Any) -> Fraction | None:
     if not isinstance(value, str):
         return None
     text = value.strip().replace("\u2212", "-")
-    if not text or "_" in text or any(ch.isspace() for ch in text):
+    if not text or "_" in text or any(ch.isspace() for ch in text) or not _in_number_range(text):
         return None
     text = _without_thousands(text)
     try:

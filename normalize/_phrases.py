@@ -1,0 +1,16 @@
+"""Phrases shared by the extract rules and the strict parsers (one list, so they agree)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: A phrase that takes back what was stated before it: "Wait, that is wrong.", "等等，不对".
+#: A statement followed by one of these, and then by a later statement, no longer counts.
+RETRACTION: Final = (
+    r"(?i:\b(?:wait|hold\s+on|oops|correction|scratch\s+that|on\s+second\s+thoughts?|I\s+take\s+(?:that|it)\s+back"
+    r"|(?:I\s+(?:was|am)|I'm)\s+(?:wrong|mistaken)|I\s+made\s+(?:a|an)\s+(?:mistake|error)"
+    r"|(?:that|this)(?:'s|\s+is|\s+was)\s+(?:wrong|incorrect|not\s+(?:right|correct)|a\s+mistake|an\s+error)"
+    r"|let\s+me\s+(?:correct|reconsider|re-?check|re-?evaluate|rethink|re-?think)"
+    r"|correct(?:ing)?\s+(?:myself|that)|actually,?\s+no|no,?\s+wait|I\s+misread|on\s+reflection)\b)"
+    r"|等等|等一下|不对|错了|有误|更正|纠正|修正|重新考虑|再想想|再考虑|我(?:搞|弄|算|看)错"
+)

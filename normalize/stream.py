@@ -1,0 +1,504 @@
+"""Streaming JSONL jobs that lose nothing: atomic output, ``--resume``, SIGINT, ``--jobs``.
+
+A job reads input lines one at a time, turns each into one output line (bytes) and one small
+record for the caller's running totals, and writes the lines in input order.  Nothing holds
+more than a bounded number of rows: with one job a row at a time, with N jobs at most
+``2·N`` chunks of at most :data:`CHUNK_ROWS` rows or :data:`CHUNK_BYTES` bytes.
+
+Output to a file is atomic: rows go to ``OUT.partial`` beside ``OUT`` (with a sidecar
+``OUT.partial.json`` naming the input, pack hash and options), and only a complete run
+renames it to ``OUT``; an interrupted run leaves ``OUT`` as it was.  ``--resume`` keeps every
+complete line of ``OUT.partial`` (a line cut by SIGKILL is dropped), skips as many input rows
+and continues; the result is byte-identical to an uninterrupted run.
+
+SIGINT (Ctrl-C) finishes the rows already started, writes them, flushes and stops with a
+message naming the last input line done; a second SIGINT stops at once (the partial file is
+still resumable, as after SIGKILL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import multiprocessing
+import os
+import signal
+import stat
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+from normalize._io import iter_lines, stdout_bytes
+from normalize.cli import EXIT_INTERRUPTED
+
+#: Rows per chunk sent to a worker process (IPC is amortized over a chunk).
+CHUNK_ROWS = 256
+#: A chunk also ends once its lines hold this many bytes, so huge rows do not pile up.
+CHUNK_BYTES = 1 << 20
+#: Inputs below this size run in one process even with ``--jobs`` (starting workers costs more).
+PARALLEL_MIN_BYTES = 256 << 10
+
+#: One chunk's work: ``(line number, raw bytes)`` in, ``(output bytes, records)`` out.
+Worker = Callable[[list[tuple[int, bytes]]], tuple[bytes, list[Any]]]
+
+_WORKER: Worker | None = None  # set in the parent before the pool forks; workers inherit it
+
+
+#: Inputs of at least this many bytes get a progress bar when stderr is a terminal.
+PROGRESS_MIN_BYTES = 4 << 20
+
+
+def add_stream_options(parser: argparse.ArgumentParser) -> None:
+    """``--jobs`` and ``--resume``, shared by ``run`` and ``score``."""
+    parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help="worker processes (default: every core); the output is the same for any N")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue an interrupted run from the complete rows of OUT.jsonl.partial")
+
+
+@contextmanager
+def progress_bar(path: str, *, enabled: bool, desc: str) -> Iterator[Callable[[int], None] | None]:
+    """A row counter on stderr for inputs of at least :data:`PROGRESS_MIN_BYTES` when stderr is a terminal."""
+    big = path != "-" and Path(path).is_file() and Path(path).stat().st_size >= PROGRESS_MIN_BYTES
+    if not (enabled and big and sys.stderr.isatty()):
+        yield None
+        return
+    from tqdm import tqdm
+
+    tqdm.monitor_interval = 0  # no monitor thread: --jobs forks while the bar is shown
+    with tqdm(desc=desc, unit="row", file=sys.stderr) as bar:
+
+        def advance(rows: int) -> None:
+            bar.update(rows)
+
+        yield advance
+
+
+def default_jobs() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_jobs(jobs: int | None) -> int:
+    """``--jobs`` as a positive count (None: every core); a bad value is a ``ValueError``."""
+    if jobs is None:
+        return default_jobs()
+    if jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {jobs}")
+    return jobs
+
+
+# --------------------------------------------------------------------------- interruption
+
+
+class Interrupt:
+    """Turns the first SIGINT into a request to stop after the rows in hand; the second stops at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("normalize: interrupted; finishing the rows in hand (Ctrl-C again to stop at once)", file=sys.stderr)
+
+
+@contextmanager
+def interruptible() -> Iterator[Interrupt]:
+    """Install :class:`Interrupt` as the SIGINT handler for the block (main thread only)."""
+    state = Interrupt()
+    try:
+        previous = signal.signal(signal.SIGINT, state._handle)
+    except ValueError:  # not the main thread: leave SIGINT alone
+        yield state
+        return
+    try:
+        yield state
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def partial_path(path: str | Path) -> Path:
+    """Where rows of an unfinished run go: ``OUT.partial`` beside ``OUT``."""
+    return Path(f"{path}.partial")
+
+
+def _meta_path(path: str | Path) -> Path:
+    return Path(f"{path}.partial.json")
+
+
+def input_identity(path: str | Path) -> dict[str, Any]:
+    """What a resumed run checks its input against: path, size and modification time."""
+    if str(path) == "-":
+        return {"path": "-"}
+    try:
+        info = Path(path).stat()
+    except FileNotFoundError:
+        raise ValueError(f"input file not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return {"path": str(Path(path).resolve()), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
+
+
+@dataclass
+class Output:
+    """Where output lines go: stdout, or ``OUT.partial`` renamed to ``OUT`` by :meth:`commit`."""
+
+    path: str | None
+    handle: IO[bytes]
+    rows_kept: int = 0
+
+    @property
+    def partial(self) -> Path | None:
+        return None if self.path is None else partial_path(self.path)
+
+    def kept_lines(self) -> Iterator[bytes]:
+        """The complete lines a resumed run kept from ``OUT.partial``, read back one at a time."""
+        if self.path is None or not self.rows_kept:
+            return
+        with partial_path(self.path).open("rb") as reader:
+            for _ in range(self.rows_kept):
+                yield next(reader)
+
+    def write(self, data: bytes) -> None:
+        self.handle.write(data)
+
+    def commit(self) -> None:
+        """Flush, sync to disk, rename ``OUT.partial`` to ``OUT`` and drop the sidecar."""
+        self.handle.flush()
+        if self.path is None:
+            return
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        os.replace(partial_path(self.path), self.path)
+        _meta_path(self.path).unlink(missing_ok=True)
+
+    def stop(self) -> None:
+        """Flush what is written and leave ``OUT.partial`` for ``--resume``."""
+        self.handle.flush()
+        if self.path is not None:
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+
+
+def _complete_lines(path: Path) -> tuple[int, int]:
+    """``(complete lines, byte length they fill)`` of a partial file; a cut last line is not counted."""
+    count = end = 0
+    with path.open("rb") as handle:
+        for line in handle:
+            if not line.endswith(b"\n"):
+                break
+            try:
+                json.loads(line)
+            except ValueError:
+                break
+            count += 1
+            end += len(line)
+    return count, end
+
+
+@contextmanager
+def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
+                atomic: bool = True) -> Iterator[Output]:
+    """Open the output of a job; with ``resume``, keep the complete rows of ``OUT.partial``.
+
+    ``meta`` (input identity, pack hash, options) is stored beside the partial file and must
+    match on resume, so a partial output is never continued with another input or pack.
+    On an exception the partial file is flushed and left in place.  ``atomic=False`` writes
+    straight to ``path`` (``os.devnull`` when rows are not wanted).
+    """
+    if path is not None and str(path) != "-" and _special(Path(path)):
+        atomic = False  # a device or pipe (/dev/null, /dev/stdout, <(…)): it cannot be renamed over
+        if resume:
+            raise ValueError(f"--resume needs a regular output file; {path} is a device or pipe")
+    if not atomic and path is not None:
+        try:
+            sink = open(path, "wb")
+        except OSError as exc:
+            raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        with sink:
+            yield Output(None, sink)
+        return
+    if path is None or str(path) == "-":
+        if resume:
+            raise ValueError("--resume needs an output file (-o OUT.jsonl): stdout cannot be resumed")
+        sys.stdout.flush()
+        out = Output(None, stdout_bytes())
+        yield out
+        out.handle.flush()
+        return
+    if Path(path).is_symlink():
+        path = Path(path).resolve()  # replace the file the link points to, not the link
+    path = str(path)
+    partial, meta_file = partial_path(path), _meta_path(path)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: cannot create the directory {Path(path).parent}: "
+                         f"{exc.strerror or exc}") from None
+    if Path(path).is_dir():
+        raise ValueError(f"cannot write {path}: it is a directory")
+    kept = 0
+    if resume and partial.exists():
+        kept, end = _resumable(partial, meta_file, meta)
+        mode = "r+b"
+    else:
+        if resume:
+            print(f"normalize: no partial output {partial} to resume; starting at the first row", file=sys.stderr)
+        end, mode = 0, "wb"
+    try:
+        _write_meta(meta_file, meta)
+        handle: IO[bytes] = open(partial, mode)
+    except OSError as exc:
+        raise ValueError(f"cannot write {partial}: {exc.strerror or exc}") from None
+    if mode == "r+b":
+        handle.truncate(end)
+        handle.seek(end)
+    out = Output(path, handle, kept)
+    try:
+        yield out
+    except BaseException:
+        if not handle.closed:
+            out.stop()
+        raise
+    if not handle.closed:
+        out.stop()
+
+
+def _special(path: Path) -> bool:
+    """Whether ``path`` exists and is not a regular file (a device, a pipe, a socket)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def write_atomically(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: never a half-written file."""
+    target = Path(path)
+    if _special(target):
+        try:
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return
+    if target.is_symlink():
+        target = target.resolve()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _write_meta(meta_file: Path, meta: dict[str, Any]) -> None:
+    tmp = meta_file.with_name(meta_file.name + ".tmp")
+    tmp.write_text(json.dumps(meta, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, meta_file)
+
+
+def _resumable(partial: Path, meta_file: Path, meta: dict[str, Any]) -> tuple[int, int]:
+    try:
+        stored = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ValueError(f"cannot resume: {meta_file} (what {partial} was made from) is missing or unreadable; "
+                         "run again without --resume") from None
+    changed = sorted(key for key in set(stored) | set(meta) if stored.get(key) != meta.get(key))
+    if changed:
+        raise ValueError(f"cannot resume {partial}: it was made with other {', '.join(changed)} "
+                         f"({'; '.join(f'{k}: {stored.get(k)!r} now {meta.get(k)!r}' for k in changed)}); "
+                         "run again without --resume")
+    return _complete_lines(partial)
+
+
+# --------------------------------------------------------------------------- the job
+
+
+@dataclass
+class Progress:
+    """What a job did: rows written (resumed rows included), the last input line done, whether it stopped early."""
+
+    rows: int = 0
+    last_line: int = 0
+    interrupted: bool = False
+
+
+def chunks(lines: Iterable[tuple[int, bytes]], *, rows: int | None = None,
+           size: int | None = None) -> Iterator[list[tuple[int, bytes]]]:
+    """Group lines into chunks of at most ``rows`` rows or about ``size`` bytes (default: the module's)."""
+    rows = rows or CHUNK_ROWS
+    size = size or CHUNK_BYTES
+    chunk: list[tuple[int, bytes]] = []
+    held = 0
+    for item in lines:
+        chunk.append(item)
+        held += len(item[1])
+        if len(chunk) >= rows or held >= size:
+            yield chunk
+            chunk, held = [], 0
+    if chunk:
+        yield chunk
+
+
+def _run_chunk(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
+    if _WORKER is None:
+        raise RuntimeError("the worker function was not set before the pool started")
+    return _WORKER(chunk)
+
+
+def _init_worker(parent: int) -> None:
+    """A worker ignores SIGINT (the parent decides when to stop) and dies with its parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def run_job(
+    input_path: str | Path,
+    output: Output,
+    worker: Worker,
+    consume: Callable[[list[Any]], None],
+    *,
+    jobs: int,
+    interrupt: Interrupt,
+    on_chunk: Callable[[int], None] | None = None,
+) -> Progress:
+    """Feed every input line not yet in ``output`` through ``worker`` and write the results in order.
+
+    ``consume`` gets each chunk's records in input order (the caller's running totals);
+    ``on_chunk`` the count of rows just written (a progress bar).  With ``jobs`` > 1 the
+    chunks run in forked worker processes, at most ``2·jobs`` in flight; the bytes written
+    are the same as with one job.
+    """
+    progress = Progress(rows=output.rows_kept)
+    lines = iter_lines(input_path, skip=output.rows_kept)
+    parallel = jobs > 1 and _fork_available() and _big_enough(input_path)
+
+    def take(data: bytes, records: list[Any], last: int) -> None:
+        output.write(data)
+        consume(records)
+        progress.rows += len(records)
+        progress.last_line = last
+        if on_chunk is not None:
+            on_chunk(len(records))
+
+    if not parallel:
+        upcoming = next(lines, None)
+        while upcoming is not None:
+            number, raw = upcoming
+            data, records = worker([(number, raw)])
+            take(data, records, number)
+            upcoming = next(lines, None)
+            if interrupt.requested and upcoming is not None:
+                progress.interrupted = True
+                break
+        return progress
+
+    source = chunks(lines)
+    first = next(source, None)
+    if first is None:
+        return progress
+    # The first chunk runs here: lazy imports and compiled patterns are then inherited by the
+    # workers instead of being paid once per worker.
+    data, records = worker(first)
+    take(data, records, first[-1][0])
+    if interrupt.requested:
+        progress.interrupted = True
+        return progress
+
+    global _WORKER
+    _WORKER = worker
+    output.handle.flush()  # forked workers must not inherit unwritten bytes
+    sys.stdout.flush()
+    sys.stderr.flush()
+    gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
+    context = multiprocessing.get_context("fork")
+    pending: list[tuple[Future[tuple[bytes, list[Any]]], int]] = []
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
+                                 initargs=(os.getpid(),)) as pool:
+            exhausted = False
+            while True:
+                while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
+                    chunk = next(source, None)
+                    if chunk is None:
+                        exhausted = True
+                        break
+                    pending.append((pool.submit(_run_chunk, chunk), chunk[-1][0]))
+                if not pending:
+                    break
+                future, last = pending.pop(0)
+                data, records = future.result()
+                take(data, records, last)
+            progress.interrupted = interrupt.requested and not exhausted
+    finally:
+        _WORKER = None
+        gc.unfreeze()
+    return progress
+
+
+def _fork_available() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _big_enough(path: str | Path) -> bool:
+    if str(path) == "-":
+        return True
+    try:
+        return Path(path).stat().st_size >= PARALLEL_MIN_BYTES
+    except OSError:
+        return True
+
+
+def stopped_message(output: Output, progress: Progress) -> str:
+    """Where an interrupted run stopped and how to continue it."""
+    where = f"after input line {progress.last_line}" if progress.last_line else "before the first row"
+    if output.path is None:
+        return f"normalize: stopped {where}; {progress.rows} rows written to stdout"
+    return (f"normalize: stopped {where}; {progress.rows} rows are in {output.partial} "
+            f"(partial; {output.path} is unchanged). Run the same command with --resume to continue.")
+
+
+__all__ = [
+    "CHUNK_BYTES",
+    "CHUNK_ROWS",
+    "EXIT_INTERRUPTED",
+    "PROGRESS_MIN_BYTES",
+    "Interrupt",
+    "Output",
+    "Progress",
+    "add_stream_options",
+    "check_jobs",
+    "chunks",
+    "default_jobs",
+    "input_identity",
+    "interruptible",
+    "open_output",
+    "partial_path",
+    "progress_bar",
+    "run_job",
+    "stopped_message",
+    "write_atomically",
+]
