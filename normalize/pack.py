@@ -277,7 +277,7 @@ class Pack:
         )
         answer: Any = None
         status, reason = outcome.status, outcome.reason
-        extra: dict[str, Any] = dict(outcome.notes)
+        extra.update(outcome.notes)
         if status == st.OK and outcome.text is not None:
             status, reason, answer, parsed_extra = self._parse(t.parser, outcome.text, options, outcome.notes)
             extra.update(parsed_extra)
