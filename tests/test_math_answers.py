@@ -177,6 +177,7 @@ def test_statement_selection_and_contradictions() -> None:
     assert run("#### 18\nThe answer is 20", "gsm8k").status == st.CONTRADICTORY
     assert run(r"We get $\boxed{7}$ and later $\boxed{9}$.").status == st.CONTRADICTORY
     assert run("#### 3\nwait\n#### 10", "gsm8k").answer == "10"  # the last in its tier wins
+    assert run("So the answer is #### 42", "gsm8k").answer == "42"  # one statement, not two
     r = run(r"$\boxed{12}$ … The final answer is $15$.")
     assert (r.answer, r.extra["found_by"]) == ("15", "marker")
     r = run(r"The roots are $\boxed{-1}$ and $\boxed{4}$.")

@@ -195,6 +195,9 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
             if index < params.final_tiers:
                 end = _cut_sentence(text, begin, end, timeout=timeout)
             value = text[begin:end].strip()
+            for separator in params.separators:  # "the answer is #### 42": one statement, 42
+                if separator in value:
+                    value = value.rsplit(separator, 1)[1].strip()
             if not value:
                 continue
             statement = _Statement(m.start(), end, value, FOUND_BY_MARKER)
