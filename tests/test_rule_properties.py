@@ -82,12 +82,18 @@ def specs_for(name: str) -> tuple[RuleSpec, ...]:
     return (build_spec(name, None, resources),)
 
 
+#: Extract rules that may decide an output states no single answer (``contradictory``,
+#: ``no_answer``): like a structure rule's rejection, a recorded status, not a crash.
+DECIDING_EXTRACT_RULES = frozenset({"extract_math_answer"})
+
+
 def _apply(spec: RuleSpec, text: str) -> str | None:
-    """The rule's output, or None when a structure rule rejects the text (a recorded status)."""
+    """The rule's output, or None when a structure rule (or a deciding extract rule) rejects
+    the text (a recorded status)."""
     try:
-        return spec.apply(text)
+        return str(spec.apply(text))
     except RejectText:
-        if spec.stage != "structure":
+        if spec.stage != "structure" and spec.name not in DECIDING_EXTRACT_RULES:
             raise
         return None
 
