@@ -123,7 +123,7 @@ class Parsed:
     status: Status
     reason: str | None = None
     #: What the parser noted about how it read the answer (units dropped, ...): JSON values.
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
