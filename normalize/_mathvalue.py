@@ -691,6 +691,8 @@ def _same_cached(a: MathValue, b: MathValue, tol: Tolerance) -> bool:
 
 def _same(a: Any, b: Any, tol: Tolerance) -> bool:
     sp = _sympy()
+    if a == b:  # structurally identical (also sets SymPy has no finer rule for, e.g. ∅)
+        return True
     if isinstance(a, sp.FiniteSet) and isinstance(b, sp.FiniteSet):
         return _bijection(list(a.args), list(b.args), tol)
     if isinstance(a, sp.FiniteSet) and len(a.args) == 1 and not isinstance(b, sp.Set):
