@@ -34,6 +34,9 @@ BF16_PEAK_FLOPS = {
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
+    # a few MB: for the CPU smoke test (--device cpu), not for figures
+    "tiny": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000},
     "1b": {"hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
            "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256},
     "8b": {"hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
@@ -58,8 +61,9 @@ def peak_flops(device_name: str) -> float | None:
     return None
 
 
-def build_model_dir(path: Path, preset: str, seed: int) -> None:
-    """Save a random-weight bf16 Llama of the preset plus a small trained BPE tokenizer."""
+def build_model_dir(path: Path, preset: str, seed: int, device: str = "cuda") -> None:
+    """Save a random-weight Llama of the preset (bf16 on CUDA, float32 on CPU) plus a small
+    trained BPE tokenizer."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -71,12 +75,13 @@ def build_model_dir(path: Path, preset: str, seed: int) -> None:
                          eos_token_id=0, tie_word_embeddings=False)
     torch.manual_seed(seed)
     model: Any
-    with torch.device("cuda"):
+    with torch.device(device):
         model = LlamaForCausalLM(config)
-    model.to(torch.bfloat16)
+    model.to(torch.bfloat16 if device == "cuda" else torch.float32)
     model.save_pretrained(path)
     del model
-    torch.cuda.empty_cache()
+    if device == "cuda":
+        torch.cuda.empty_cache()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,11 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--batch-size", default="auto", help="'auto' or rows per forward pass")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                        help="cpu: a smoke test of this script (use --preset tiny); no MFU")
     args = parser.parse_args(argv)
 
     import torch
 
-    if not torch.cuda.is_available():
+    if args.device == "cuda" and not torch.cuda.is_available():
         print("gpu_loglik: no CUDA device is visible to torch; this benchmark needs a GPU",
               file=sys.stderr)
         return 2
@@ -99,26 +106,36 @@ def main(argv: list[str] | None = None) -> int:
     from scoring.lm.loglik import LogLikelihoodScorer
 
     batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
-    name = torch.cuda.get_device_name(0)
+    cuda = args.device == "cuda"
+    name = torch.cuda.get_device_name(0) if cuda else "cpu"
     with tempfile.TemporaryDirectory() as tmp:
         model_dir = Path(tmp) / f"llama-{args.preset}"
-        build_model_dir(model_dir, args.preset, args.seed)
-        scorer = LogLikelihoodScorer(model_dir, device="cuda", dtype="auto", batch_size=batch)
+        build_model_dir(model_dir, args.preset, args.seed, args.device)
+        scorer = LogLikelihoodScorer(model_dir, device=args.device, dtype="auto", batch_size=batch)
     params = sum(p.numel() for p in scorer.model.parameters())
+    embedding = {id(p): p.numel() for m in (scorer.model.get_input_embeddings(),
+                                            scorer.model.get_output_embeddings())
+                 if m is not None for p in m.parameters()}
+    compute_params = params - sum(embedding.values())  # MFU counts no embedding parameters
     items = make_items(scorer.tokenizer, args.items, args.seed)
     requests = [(ctx, " " + e) for ctx, endings in items for e in endings]
-    scorer.loglikelihood(requests[:16])  # warm-up (kernels, allocator)
+    # tokenization stays outside the timed forward loop: encode once, time token-id scoring
+    encoded = [scorer.encode_pair(*r) for r in requests]
+    token_pairs = [(e.context, e.continuation) for e in encoded]
+    scorer.loglikelihood_tokens(token_pairs[:16])  # warm-up (kernels, allocator)
     scorer.stats.reset()
-    torch.cuda.synchronize()
+    if cuda:
+        torch.cuda.synchronize()
     start = time.perf_counter()
-    results = scorer.loglikelihood(requests)
-    torch.cuda.synchronize()
+    results = scorer.loglikelihood_tokens(token_pairs)
+    if cuda:
+        torch.cuda.synchronize()
     elapsed = time.perf_counter() - start
     processed = scorer.stats.forward_tokens
-    equivalent = sum(len(e.context) + len(e.continuation) - 1
-                     for e in (scorer.encode_pair(*r) for r in requests))
-    peak = peak_flops(name)
-    print(f"device {name}; preset {args.preset}: {params / 1e9:.2f} B parameters, bf16, "
+    equivalent = sum(len(e.context) + len(e.continuation) - 1 for e in encoded)
+    peak = peak_flops(name) if cuda else None
+    print(f"device {name}; preset {args.preset}: {params / 1e9:.2f} B parameters, "
+          f"{'bf16' if cuda else 'float32'}, "
           f"attention {scorer.loaded.attn_implementation}")
     print(f"{len(requests)} requests in {elapsed:.2f} s: {len(requests) / elapsed:.1f} requests/s")
     print(f"processed tokens/s {processed / elapsed:,.0f} ({processed} tokens); "
@@ -126,9 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     if peak is None:
         print(f"MFU: unknown peak for {name!r} (known: {', '.join(BF16_PEAK_FLOPS)})")
     else:
-        mfu = 2 * params * processed / elapsed / peak
+        mfu = 2 * compute_params * processed / elapsed / peak
         print(f"MFU {100 * mfu:.1f}% of {peak / 1e12:.0f} TFLOP/s dense bf16 "
-              f"(2 x params x processed tokens)")
+              f"(2 x {compute_params / 1e9:.2f} B non-embedding params x processed tokens)")
+    print(f"padding share {100 * scorer.stats.padding_share:.1f}% of "
+          f"{scorer.stats.batch_tokens} batch token slots")
     print(f"errors {sum(r.error is not None for r in results)}; stats {scorer.stats}")
     return 0
 

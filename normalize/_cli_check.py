@@ -106,7 +106,8 @@ def render_report(report: CheckReport, *, color: bool, verbose: bool) -> str:
     for name in report.checks:
         failing = [f for f in report.failing if f.check == name]
         accepted = [f for f in report.accepted if f.check == name]
-        took = style.dim(f" ({report.seconds.get(name, 0.0):.2f}s)")
+        # times only with --verbose: the default output is the same on an idle and a loaded machine
+        took = style.dim(f" ({report.seconds.get(name, 0.0):.2f}s)") if verbose else ""
         status = style.red(f"✗ {len(failing)} finding(s)") if failing else style.green("✓ clean")
         extra = style.yellow(f", {len(accepted)} accepted") if accepted else ""
         lines.append(f"{name:<8} {status}{extra}{took}")
@@ -168,7 +169,7 @@ def register(sub: Any) -> None:
     check.add_argument("--timeout", type=float, default=DEFAULT_SAFETY_TIMEOUT, metavar="S",
                        help=f"regex timeout per call in the safety check (default {DEFAULT_SAFETY_TIMEOUT})")
     check.add_argument("--budget", type=float, default=DEFAULT_SAFETY_BUDGET, metavar="S",
-                       help=f"wall-clock budget per call in the safety check (default {DEFAULT_SAFETY_BUDGET})")
+                       help=f"CPU-time budget per call in the safety check (default {DEFAULT_SAFETY_BUDGET})")
     check.add_argument("--only", metavar="LIST", help=f"comma-separated subset of {','.join(CHECKS)}")
     check.set_defaults(func=cmd_check)
 

@@ -12,6 +12,7 @@ from typing import Any
 from normalize._io import to_input_row
 from normalize._jsonl import decode_line, encode_row
 from normalize.cli import add_format_option, add_pack_option
+from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack, load_pack
 from normalize.rows import normalize_row
 from normalize.stream import (
@@ -32,6 +33,7 @@ def register(sub: Any) -> None:
     add_pack_option(run)
     run.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (- for stdin)")
     run.add_argument("-o", "--output", metavar="OUT.jsonl", help="where to write rows (default: stdout)")
+    add_source_options(run)
     run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_stream_options(run)
     run.add_argument(
@@ -62,6 +64,7 @@ def register(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
+    args.input = source_input(args, pack)
     jobs = check_jobs(args.jobs)
     if args.resume and args.input == "-":
         raise ValueError("--resume needs an input file: stdin cannot be read again")

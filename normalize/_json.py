@@ -55,11 +55,11 @@ class LimitExceeded(RejectText):
 
 def _skeleton(text: str, *, timeout: float) -> str:
     """``text`` with every complete double-quoted string replaced by ``""``."""
-    return compile_pattern(_DQ_STRING, regex.DOTALL).sub('""', text, timeout=timeout)
+    return compile_pattern(_DQ_STRING, regex.DOTALL).sub('""', text)
 
 
 def _bracket_depth(skeleton: str, *, timeout: float) -> int:
-    brackets = compile_pattern(_NOT_BRACKET).sub("", skeleton, timeout=timeout)
+    brackets = compile_pattern(_NOT_BRACKET).sub("", skeleton)
     return max(0, max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0))
 
 
@@ -118,7 +118,7 @@ def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = D
     if depth > limits.max_depth:
         raise LimitExceeded(f"JSON nests {depth} levels deep, over the limit of {limits.max_depth} (max_depth)")
     digits = compile_pattern(f"[0-9]{{{limits.max_number_digits + 1}}}")
-    if digits.search(skeleton, timeout=timeout) is not None:
+    if digits.search(skeleton) is not None:
         raise LimitExceeded(
             f"a number has more than {limits.max_number_digits} digits in a row (max_number_digits)"
         )

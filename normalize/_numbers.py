@@ -24,7 +24,10 @@ from typing import Final, Literal
 import cn2an
 import regex
 
+from normalize import status as st
+from normalize._budget import MAX_ROUNDS, check_budget
 from normalize._regex import compile_pattern
+from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT
 
 #: How a percentage is read: ``number`` (``50%`` → 50, the sign is a unit, as GSM8K/MATH graders
@@ -132,30 +135,32 @@ def _digits_value(int_part: str | None, frac: str | None, lead: str | None) -> F
     return Fraction(int(whole + fraction), 10 ** len(fraction))
 
 
-def core_value(m: regex.Match[str], tag: str) -> Fraction | None:
+def core_value(m: regex.Match[str], tag: str, groups: dict[str, str | None] | None = None) -> Fraction | None:
     """The value of the ``_core`` groups with ``tag`` in ``m``; ``None`` when too long."""
-    groups = m.groupdict()
+    if groups is None:
+        groups = m.groupdict()
     return _digits_value(groups.get(f"int{tag}"), groups.get(f"frac{tag}"), groups.get(f"lead{tag}"))
 
 
 def token_value(m: regex.Match[str], *, sign: bool = True) -> Fraction | None:
     """The value of a :func:`token_pattern` match, percent sign not applied; ``None`` when out
     of range (too many digits, exponent too large, zero denominator)."""
-    value = core_value(m, "0")
+    groups = m.groupdict()  # once: it builds a dict of every named group
+    value = core_value(m, "0", groups)
     if value is None:
         return None
-    exp = m.groupdict().get("exp")
+    exp = groups.get("exp")
     if exp is not None:
         power = int(exp)
         if abs(power) > MAX_EXPONENT:
             return None
         value *= Fraction(10) ** power
-    if m.groupdict().get("int1") is not None or m.groupdict().get("lead1") is not None:
-        denominator = core_value(m, "1")
+    if groups.get("int1") is not None or groups.get("lead1") is not None:
+        denominator = core_value(m, "1", groups)
         if not denominator:
             return None
         value /= denominator
-    multiplier = m.groupdict().get("wan")
+    multiplier = groups.get("wan")
     if multiplier is not None:
         value *= 10 ** _WAN_POWERS[multiplier]
     if sign and m.group("sign") in ("-", "\u2212"):
@@ -182,9 +187,9 @@ def operator_before(text: str, start: int, *, timeout: float = DEFAULT_TIMEOUT) 
     if c in ")]}%!" or c.isdigit():
         return True
     latin = compile_pattern(LATIN_WORD)
-    if latin.match(c, timeout=timeout) is None:
+    if latin.match(c) is None:
         return False
-    return j == start - 1 or j == 0 or latin.match(text[j - 1], timeout=timeout) is None
+    return j == start - 1 or j == 0 or latin.match(text[j - 1]) is None
 
 
 def apply_percent(value: Fraction, mode: PercentMode) -> Fraction | None:
@@ -198,14 +203,15 @@ def apply_percent(value: Fraction, mode: PercentMode) -> Fraction | None:
     return value / 100 if mode == "fraction" else value
 
 
-_STR_LIMIT: Final = 10**4000
+_STR_LIMIT: Final = 10**4000  # below it str() is allowed; computed once, not per call
+_STR_SPLIT: Final = 10**2000
 
 
 def _int_str(n: int) -> str:
     """``str(n)`` for ints of any size (Python limits ``str`` to 4300 digits)."""
     if n < _STR_LIMIT:
         return str(n)
-    high, low = divmod(n, 10**2000)
+    high, low = divmod(n, _STR_SPLIT)
     return _int_str(high) + _int_str(low).rjust(2000, "0")
 
 
@@ -385,6 +391,9 @@ def _convert_cn_match(m: regex.Match[str]) -> str:
     return m.group(0) if value is None else neg + value
 
 
+_CN_ANY: Final = "[" + "".join(regex.escape(c) for c in sorted(CN_NUMERAL_CHARS)) + "]"
+
+
 def convert_chinese(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Rewrite Chinese numerals that are clearly numbers as Arabic ones.
 
@@ -399,15 +408,17 @@ def convert_chinese(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     >>> convert_chinese("三分之二 百分之五十 负三点五 两千零五 二又二分之一")
     '2/3 50% -3.5 2005 5/2'
     """
-    if not any(c in CN_NUMERAL_CHARS for c in text):
+    if compile_pattern(_CN_ANY).search(text) is None:  # one C-level scan, not a Python loop
         return text
     # A conversion can free a neighbour (百分之万负两: 负两 touched 万, now it touches %), so
     # repeat until settled; every round that changes the text removes Chinese numerals.
-    while True:
-        converted = compile_pattern(_CN_RUN).sub(_convert_cn_match, text, timeout=timeout)
+    for _ in range(MAX_ROUNDS):  # each round is linear; real text settles in one or two
+        converted = compile_pattern(_CN_RUN).sub(_convert_cn_match, text)
         if converted == text:
             return text
         text = converted
+        check_budget()
+    raise RejectText(st.ERROR, f"Chinese numeral conversions did not settle in {MAX_ROUNDS} rounds")
 
 
 # --------------------------------------------------------------------------- whole strings
@@ -459,7 +470,7 @@ def to_fraction(
         return None
     if any(c in CN_NUMERAL_CHARS for c in s):
         s = convert_chinese(s, timeout=timeout).strip()
-    frac = compile_pattern(_FRAC_WHOLE).fullmatch(s, timeout=timeout)
+    frac = compile_pattern(_FRAC_WHOLE).fullmatch(s)
     if frac is not None:
         a = Fraction(frac.group("a") or frac.group("a1"))
         b = Fraction(frac.group("b") or frac.group("b1"))
@@ -467,7 +478,7 @@ def to_fraction(
             return None
         value = a / b
         return -value if frac.group("sign") in ("-", "\u2212") else value
-    m = compile_pattern(_plain_full(thousands, decimal_comma)).fullmatch(s, timeout=timeout)
+    m = compile_pattern(_plain_full(thousands, decimal_comma)).fullmatch(s)
     if m is None:
         return None
     number = token_value(m)

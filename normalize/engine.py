@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from normalize import status as st
+from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, check_budget, row_budget
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, STAGES, AnnotatedText, Params, RuleDef
 
@@ -73,7 +74,7 @@ def make_spec(name: str, **params: Any) -> RuleSpec:
         raise ValueError(f"unknown rule {name!r}") from None
 
 
-FailureKind = Literal["rejected", "timeout", "crash", "returned"]
+FailureKind = Literal["rejected", "timeout", "budget", "crash", "returned"]
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,9 @@ def apply_rule(spec: RuleSpec, text: str, *, timeout: float = DEFAULT_TIMEOUT) -
     rule's own failure: a rule bug must not abort a batch, so it is recorded, never swallowed)."""
     try:
         after = spec.apply(text, timeout=timeout)
+        check_budget()
+    except BudgetExceeded as exceeded:
+        return RuleFailure(spec.name, "budget", st.ERROR, str(exceeded))
     except RejectText as rejected:
         return RuleFailure(spec.name, "rejected", rejected.status, rejected.reason)
     except TimeoutError:
@@ -227,12 +231,16 @@ def run_chain(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
+    budget: float | None = DEFAULT_ROW_BUDGET,
 ) -> ChainOutcome:
     """Apply every rule of ``chain`` in order; record each one that changed the text.
 
-    ``None`` stays ``None`` (status ``no_output``).  A rule that raises, or whose regex times
-    out, gives status ``error`` naming the rule; a rule that rejects the text (e.g. JSON that
-    fails its schema) gives the status it chose.  Nothing here raises on bad text.
+    ``None`` stays ``None`` (status ``no_output``).  A rule that raises, or whose user-supplied
+    regex times out (``timeout`` seconds per call), gives status ``error`` naming the rule; a
+    rule that rejects the text (e.g. JSON that fails its schema) gives the status it chose.  The
+    whole chain runs under ``budget`` seconds of CPU time (:mod:`normalize._budget`), checked
+    between rules and inside the long loops of rules; past it the row gets ``error`` naming
+    the rule that was running.  Nothing here raises on bad text.
     """
     if raw is None:
         return ChainOutcome(None, None, st.NO_OUTPUT, "the model produced no output", ())
@@ -249,6 +257,11 @@ def run_chain(
             f"input is {size} bytes, over the limit of {max_input_bytes} bytes (max_input_bytes)",
             (),
         )
+    with row_budget(budget):
+        return _run_specs(chain, raw, timeout)
+
+
+def _run_specs(chain: Chain, raw: str, timeout: float) -> ChainOutcome:
     text = raw
     trace: list[TraceStep] = []
     notes: dict[str, Any] = {}

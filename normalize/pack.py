@@ -14,11 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
+from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, row_budget
 from normalize._json import canonical_json
 from normalize._version import __version__
 from normalize._yaml import Document, load_yaml
@@ -33,7 +34,7 @@ from normalize.engine import (
     replay,
     run_chain,
 )
-from normalize.errors import CheckSectionError, PackError
+from normalize.errors import CheckSectionError, PackError, RejectText
 from normalize.registry import (
     DEFAULT_TIMEOUT,
     REGISTRY,
@@ -47,6 +48,8 @@ from normalize.row import read_options_value
 PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
 SHIPPED_PREFIX = "shipped:"
+#: Settings that bound resources without deciding outputs: left out of the hash.
+_UNHASHED_SETTINGS: Final[set[str]] = {"row_budget"}
 _SHORT = 12
 
 
@@ -58,10 +61,17 @@ class _Strict(BaseModel):
 
 
 class Settings(_Strict):
-    """Pack-wide limits. Both are part of the hash: they can change a row's status."""
+    """Pack-wide limits.
+
+    ``regex_timeout`` (seconds per call of a user-supplied pattern) and ``max_input_bytes`` are
+    part of the hash: they can change a row's status.  ``row_budget`` (CPU seconds per row,
+    chain and parser each) is a backstop that no row of a shipped rule comes near, so, like the
+    number of jobs, it is an operational limit and not part of the hash.
+    """
 
     regex_timeout: float = Field(DEFAULT_TIMEOUT, gt=0, le=60)
     max_input_bytes: int = Field(DEFAULT_MAX_INPUT_BYTES, gt=0, le=1 << 30)
+    row_budget: float = Field(DEFAULT_ROW_BUDGET, gt=0, le=3600)
 
 
 class _RuleEntry(_Strict):
@@ -148,7 +158,7 @@ class Pack:
         """Everything that decides an output, as plain JSON data (what the hash covers)."""
         return {
             "format": PACK_FORMAT,
-            "settings": self.settings.model_dump(mode="json"),
+            "settings": self.settings.model_dump(mode="json", exclude=_UNHASHED_SETTINGS),
             "tasks": dict(sorted(self.tasks.items())),
             "task_types": {name: t.to_json() for name, t in sorted(self.task_types.items())},
             "aliases": {k: [list(g) for g in v] for k, v in sorted(self.aliases.items())},
@@ -274,6 +284,7 @@ class Pack:
             text,
             timeout=self.settings.regex_timeout,
             max_input_bytes=self.settings.max_input_bytes,
+            budget=self.settings.row_budget,
         )
         answer: Any = None
         status, reason = outcome.status, outcome.reason
@@ -308,7 +319,12 @@ class Pack:
         ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout, notes=dict(notes or {}))
         definition = REGISTRY.parser(spec.name)
         try:
-            parsed = definition.fn(text, spec.params, ctx)
+            with row_budget(self.settings.row_budget):
+                parsed = definition.fn(text, spec.params, ctx)
+        except BudgetExceeded as exceeded:
+            return st.ERROR, f"parser {spec.name}: {exceeded}", None
+        except RejectText as rejected:
+            return rejected.status, f"parser {spec.name}: {rejected.reason}", None
         except TimeoutError:
             return st.ERROR, f"parser {spec.name}: regular expression timed out", None, {}
         except ValueError as exc:  # bad per-row input such as an option count of 1

@@ -22,6 +22,7 @@ from normalize.jsonl import (
     restore_written_values,
     to_input_row,
 )
+from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack, canonical_json, load_pack
 from normalize.rows import normalize_row, normalize_rows
 from normalize.stream import (
@@ -58,6 +59,7 @@ def register(sub: Any) -> None:
     score = sub.add_parser("score", help="normalize, parse and score rows; print an honest report")
     add_pack_option(score)
     score.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output, target (- for stdin)")
+    add_source_options(score)
     score.add_argument("-o", "--output", metavar="OUT.jsonl",
                        help="write every row with 'correct' added (- for stdout; the report then goes to stderr)")
     score.add_argument("--report", metavar="REPORT.json", help="also write the report as JSON to this file")
@@ -78,6 +80,7 @@ def register(sub: Any) -> None:
     add_pack_option(compare)
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
+    add_source_options(compare, more_inputs=False)
     _add_bootstrap_options(compare)
     add_format_option(compare, help_json="the comparison")
     compare.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
@@ -86,6 +89,7 @@ def register(sub: Any) -> None:
     audit = sub.add_parser("audit", help="show a seeded sample of rows the rules changed, raw beside normalized")
     add_pack_option(audit)
     audit.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (target for run CVs)")
+    add_source_options(audit)
     audit.add_argument("--n", type=int, default=30, help="how many changed rows to show (default 30)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the random choice (default 0)")
     audit.set_defaults(func=cmd_audit)
@@ -129,6 +133,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.resume and args.output in (None, "-"):
         raise ValueError("--resume needs -o OUT.jsonl: the scored rows written so far are what a run resumes from")
     pack = load_pack(args.pack)
+    args.input = source_input(args, pack)
     check_scoring(pack)
     builder = ReportBuilder()
     samples = SampleAggregator(pack, args.aggregate, k=args.k) if args.aggregate else None
@@ -247,8 +252,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pack = load_pack(args.pack)
     check_scoring(pack)
     with MathVerifier() as verifier:
-        a = per_id_values(*score_file(pack, args.a, verifier=verifier))
-        b = per_id_values(*score_file(pack, args.b, verifier=verifier))
+        a = per_id_values(*score_file(pack, source_input(args, pack, args.a), verifier=verifier))
+        b = per_id_values(*score_file(pack, source_input(args, pack, args.b), verifier=verifier))
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
@@ -334,7 +339,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise ValueError(f"--n must be non-negative, got {args.n}")
     pack = load_pack(args.pack)
-    rows = read_jsonl(args.input)
+    rows = read_jsonl(source_input(args, pack))
     outs = list(normalize_rows(pack, rows, progress=False))
     color = use_color()
     changed = [i for i, out in enumerate(outs) if out.get("trace")]

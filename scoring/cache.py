@@ -10,7 +10,9 @@ Every key is the SHA-256 of a canonical JSON of its parameters (sorted keys, com
 
 * ``generations``: raw model output, keyed by model id, revision, the prompt's SHA-256 and
   every sampling parameter (temperature, top_p, top_k, max_new_tokens, seed, stop sequences,
-  sample index, do_sample, dtype).  Changing any of them is a different key.
+  sample index, do_sample, dtype) and the backend (empty for the local Hugging Face model, so
+  older keys stay valid; e.g. ``openai-completions`` for a server).  Changing any of them is a
+  different key.
 * ``normalized``: a normalized result (its JSON) keyed by the generation key *and* the pack
   hash, so a changed pack never serves an old result.
 * ``loglik``: a log-likelihood of a continuation given a context, keyed by model id, revision,
@@ -178,9 +180,10 @@ class GenerationKey:
     stop: tuple[str, ...] = ()
     sample_index: int = 0
     dtype: str = ""
+    backend: str = ""
 
     def __post_init__(self) -> None:
-        for name in ("model_id", "revision", "prompt", "dtype"):
+        for name in ("model_id", "revision", "prompt", "dtype", "backend"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         _check_number("temperature", self.temperature)
@@ -223,6 +226,7 @@ class GenerationKey:
             "stop": list(self.stop),
             "sample_index": self.sample_index,
             "do_sample": self.do_sample,
+            **({"backend": self.backend} if self.backend else {}),
         }
 
     @property
@@ -252,9 +256,10 @@ class LoglikKey:
     dtype: str = ""
     max_length: int = 0
     mode: str = "pair"
+    backend: str = ""
 
     def __post_init__(self) -> None:
-        for name in ("model_id", "revision", "context", "continuation", "dtype", "mode"):
+        for name in ("model_id", "revision", "context", "continuation", "dtype", "mode", "backend"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
         _check_int("max_length", self.max_length, 0)
@@ -270,6 +275,7 @@ class LoglikKey:
             "max_length": self.max_length,
             "mode": self.mode,
             "context_continuation_sha256": pair,
+            **({"backend": self.backend} if self.backend else {}),
         }
 
     @property

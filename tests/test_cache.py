@@ -44,6 +44,7 @@ CHANGES: dict[str, Any] = {
     "stop": ("\n", "Q:"),
     "sample_index": 1,
     "dtype": "bfloat16",
+    "backend": "openai-completions",
 }
 
 

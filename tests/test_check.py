@@ -240,7 +240,7 @@ def test_safety_reports_a_catastrophic_regex(tmp_path: Path, monkeypatch: pytest
     for name, fn in (("t_catastrophic", catastrophic), ("t_grows", explodes), ("t_blows_up", blows_up)):
         _register(monkeypatch, name, fn)
     pack = load_pack(_write_pack(tmp_path, ["t_catastrophic", "t_grows", "t_blows_up"]))
-    inputs = (("40 a then b", lambda: "a" * 40 + "b"),)
+    inputs = (("40 a then b", lambda size: "a" * 40 + "b"),)
     findings = check_safety(pack, timeout=0.05, budget=5.0, inputs=inputs)
     by_rule = {f.rule: f.summary for f in findings}
     assert "timed out" in by_rule["t_catastrophic"]

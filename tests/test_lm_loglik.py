@@ -392,3 +392,27 @@ def test_hidden_projection_path_equals_full_logits_path(scorer: LogLikelihoodSco
                           strict=True):
         assert fast.logprob == pytest.approx(slow.logprob, abs=1e-5)
         assert fast.is_greedy == slow.is_greedy
+
+
+def test_padding_is_measured_in_the_stats(scorer: LogLikelihoodScorer) -> None:
+    # Issue 13: padding waste is counted (rows × width slots, and the padded ones).
+    scorer.stats.reset()
+    scorer.loglikelihood([("a b c d e f g h", " x"), ("a", " y z w v u")])
+    stats = scorer.stats
+    assert stats.batch_tokens > 0 and 0 <= stats.padding_tokens < stats.batch_tokens
+    assert stats.padding_share == stats.padding_tokens / stats.batch_tokens
+
+
+def test_gpu_bench_smoke_runs_on_cpu_with_a_tiny_config(capsys: pytest.CaptureFixture[str]) -> None:
+    # bench/gpu_loglik.py is meant for a lent GPU; its CPU path keeps it runnable and honest.
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "gpu_loglik.py"
+    spec = importlib.util.spec_from_file_location("gpu_loglik", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--device", "cpu", "--preset", "tiny", "--items", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "padding share" in out and "tokens/s" in out and "errors 0" in out

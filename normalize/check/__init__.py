@@ -7,8 +7,9 @@ Four checks, each a function returning :class:`Finding` records (the CLI only re
 * :func:`check_reverse` — the leak test: each rule of any chain, applied on its own to the raw
   samples of a task type outside its registered ``scope``, then that type's own chain and
   parser; a changed result is a finding unless the pack accepts it (``check.reverse.accept``).
-* :func:`check_safety` — each rule spec and parser on adversarial inputs with a short regex
-  timeout and a wall-clock budget: timeouts, exceptions, slow calls and unbounded growth.
+* :func:`check_safety` — each rule spec and parser on adversarial input kinds: exceptions,
+  output blow-up, a CPU-time backstop, and superlinear growth of work from n to 2n
+  (load-independent: see :mod:`normalize._growth`).
 * :func:`check_version` — samples recorded with another pack hash, and which rules changed.
 
 :func:`analyze_rule` answers ``--rule NAME``; :func:`plan_update` backs ``--update``.  The

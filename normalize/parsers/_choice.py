@@ -257,6 +257,8 @@ class _Statement:
 def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     """The upper-case option letter the output states, or ``None`` with a status.
 
+    Bound: O(n): each statement pattern scans the text once; every statement reads a bounded window after its marker.
+
     >>> ctx = ParseContext(options=4)
     >>> parse_choice("Let's think. ... The answer is (B).", ChoiceParams(), ctx).answer
     'B'
@@ -366,8 +368,8 @@ def prepare_text(text: str, *, timeout: float) -> str:
     """
     visible = "".join(c for c in text if unicodedata.category(c) != "Cf") if not text.isascii() else text
     folded = unicodedata.normalize("NFKC", visible).translate(_QUOTES)
-    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded, timeout=timeout)
-    return compile_pattern(_DECORATION).sub("", unwrapped, timeout=timeout)
+    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded)
+    return compile_pattern(_DECORATION).sub("", unwrapped)
 
 
 def normalize_option(text: str, *, timeout: float) -> str:
@@ -389,12 +391,12 @@ def _marker_statements(
 ) -> list[_Statement]:
     found: dict[int, _Statement] = {}
     for pattern in _MARKERS:
-        for marker in compile_pattern(pattern).finditer(text, timeout=timeout):
+        for marker in compile_pattern(pattern).finditer(text):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
     for suffix in _BEFORE_MARKERS:
-        for match in compile_pattern(_BEFORE_LETTER + suffix).finditer(text, timeout=timeout):
+        for match in compile_pattern(_BEFORE_LETTER + suffix).finditer(text):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
                 found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
@@ -407,16 +409,16 @@ def _led_statements(
     """Statements after a conclusion or a hedge: the letter must end its clause (``strict``)."""
     found: dict[int, _Statement] = {}
     for pattern in leads:
-        for lead in compile_pattern(pattern).finditer(text, timeout=timeout):
+        for lead in compile_pattern(pattern).finditer(text):
             token = _read_token(text, lead.end(), count, timeout, strict_follow=True)
             if token is None:
                 hit = _anchored_option(text, lead.end(), options, timeout) if options else None
-                if hit is not None and compile_pattern(_STATEMENT_END).match(text, hit[2], timeout=timeout):
+                if hit is not None and compile_pattern(_STATEMENT_END).match(text, hit[2]):
                     found.setdefault(hit[1], _Statement(hit[1], frozenset({hit[0]})))  # "Therefore, Light Blue."
                 continue
             letters, at, end = token
             more, end = _continuation(text, end, count, timeout)
-            if strict and compile_pattern(_STATEMENT_END).match(text, end, timeout=timeout) is None:
+            if strict and compile_pattern(_STATEMENT_END).match(text, end) is None:
                 continue  # "Therefore, A is wrong": the letter is the subject of a clause
             found.setdefault(at, _Statement(at, frozenset(letters | more)))
     return [found[at] for at in sorted(found)]
@@ -430,7 +432,7 @@ def _after_retraction(
     the statements after the retraction, from the best tier that has some."""
     last = statements[-1].at
     mark = None
-    for found in compile_pattern(_RETRACTION).finditer(text, last, timeout=timeout):
+    for found in compile_pattern(_RETRACTION).finditer(text, last):
         mark = found.start()
     if mark is None:
         return statements
@@ -444,7 +446,7 @@ def _after_retraction(
 def _also_after(text: str, timeout: float) -> list[_Statement]:
     """Letters offered as a second answer: "(C) is also plausible", "C也正确"."""
     found = []
-    for match in compile_pattern(_ALSO_AFTER).finditer(text, timeout=timeout):
+    for match in compile_pattern(_ALSO_AFTER).finditer(text):
         if _brackets_pair(match["open"] or "", match["close"] or ""):
             found.append(_Statement(match.start("letter"), frozenset({LETTERS.index(match["letter"])})))
     return found
@@ -457,7 +459,7 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
         return statements
     last = statements[-1].at
     mark = None
-    for found in compile_pattern(_RETRACTION).finditer(text, statements[0].at, last, timeout=timeout):
+    for found in compile_pattern(_RETRACTION).finditer(text, statements[0].at, last):
         mark = found.start()  # the last retraction before the last statement
     if mark is None:
         return statements
@@ -467,7 +469,7 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
 def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
     found: dict[int, _Statement] = {}
     for pattern in _WEAK:
-        for match in compile_pattern(pattern).finditer(text, timeout=timeout):
+        for match in compile_pattern(pattern).finditer(text):
             groups = match.groupdict()
             key = "letter" if groups.get("letter") else "letter2"
             suffix = "" if key == "letter" else "2"
@@ -476,7 +478,7 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
             at = match.start(key)
             found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
     for pattern in _WEAK_MARKERS:
-        for marker in compile_pattern(pattern).finditer(text, timeout=timeout):
+        for marker in compile_pattern(pattern).finditer(text):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
@@ -487,15 +489,15 @@ def _whole_statements(text: str, count: int, options: tuple[str, ...], timeout: 
     if options:  # the whole output is an option's text (also one spelled in letters: "AB")
         whole = normalize_option(text, timeout=timeout)
         hits = frozenset(i for i, o in enumerate(options) if o and o == whole)
-        if hits and not (len(whole) == 1 and compile_pattern(r"[\s(\[【{<]*[A-Za-z][)\]】}>]").match(text, timeout=timeout)):
-            lone_letter = compile_pattern(_LONE).match(text, timeout=timeout)
+        if hits and not (len(whole) == 1 and compile_pattern(r"[\s(\[【{<]*[A-Za-z][)\]】}>]").match(text)):
+            lone_letter = compile_pattern(_LONE).match(text)
             if lone_letter is not None:  # "A" is a letter and an option's text
                 hits |= {LETTERS.index(lone_letter["l"].upper())}
             return [_Statement(0, hits)]
-    lone = compile_pattern(_LONE).match(text, timeout=timeout)
+    lone = compile_pattern(_LONE).match(text)
     if lone is not None:
         return [_Statement(lone.start("l"), frozenset({LETTERS.index(lone["l"].upper())}))]
-    start = compile_pattern(_START).match(text, timeout=timeout)
+    start = compile_pattern(_START).match(text)
     if start is not None:
         group = "b" if start["b"] else "l"
         at = start.start(group)
@@ -505,7 +507,7 @@ def _whole_statements(text: str, count: int, options: tuple[str, ...], timeout: 
         if letters is not None:
             letters |= _continuation(text, start.end(), count, timeout)[0]
             return [_Statement(at, letters)]
-    run = compile_pattern(r"\A[\s\"'(\[]*(?P<run>[A-Z]{2,26})[\s\"')\].。]*\Z").match(text, timeout=timeout)
+    run = compile_pattern(r"\A[\s\"'(\[]*(?P<run>[A-Z]{2,26})[\s\"')\].。]*\Z").match(text)
     if run is not None and (letters_run := _letter_run(run["run"], count)):
         return [_Statement(run.start("run"), letters_run)]
     return []
@@ -536,7 +538,7 @@ def _statement_at(
     text: str, pos: int, count: int, options: tuple[str, ...], timeout: float
 ) -> _Statement | None:
     """The statement that starts at ``pos`` (just after a marker): letters, or an option text."""
-    negated = compile_pattern(_NEGATED_START).match(text, pos, timeout=timeout)
+    negated = compile_pattern(_NEGATED_START).match(text, pos)
     if negated is not None:
         if options:  # an option whose text starts with "not": "Answer: Not guilty"
             by_text = _text_statement(text, pos, options, timeout, anchored=True)
@@ -559,7 +561,7 @@ def _statement_at(
         stated = _text_statement(text, pos, options, timeout)
         hit = _anchored_option(text, pos, options, timeout) if stated is not None else None
         if stated is not None and hit is not None:  # "Paris (B)": the text and its letter must agree
-            label = compile_pattern(r"[ \t]*[(\[][ \t]*(?P<letter>[A-Z])[ \t]*[)\]]").match(text, hit[2], timeout=timeout)
+            label = compile_pattern(r"[ \t]*[(\[][ \t]*(?P<letter>[A-Z])[ \t]*[)\]]").match(text, hit[2])
             if label is not None:
                 return _Statement(stated.at, stated.letters | {LETTERS.index(label["letter"])})
         return stated
@@ -575,7 +577,7 @@ def _instead_statement(
     if negated is None:
         return None
     end = _continuation(text, negated[2], count, timeout)[1]
-    instead = compile_pattern(_INSTEAD).match(text, end, timeout=timeout)
+    instead = compile_pattern(_INSTEAD).match(text, end)
     if instead is None or instead.end() == end:
         return None
     return _statement_at(text, instead.end(), count, options, timeout)
@@ -591,7 +593,7 @@ def _with_texts(
     ("(B) Paris") names that option too, so a disagreeing pair is contradictory.  ``None``:
     the letter is the first word of an option's text ("A cat"), to be read as text.
     """
-    raw_match = compile_pattern(r"[A-Za-z]+").match(text, at, timeout=timeout)
+    raw_match = compile_pattern(r"[A-Za-z]+").match(text, at)
     raw = raw_match[0] if raw_match is not None else ""
     named = frozenset(i for i, option in enumerate(options) if option == raw.casefold())
     if named and len(raw) > 1:
@@ -601,11 +603,11 @@ def _with_texts(
         return named if min(letters) >= count else letters | named
     if len(letters) != 1:
         return letters
-    if compile_pattern(r"[ \t]+[A-Za-z]").match(text, end, timeout=timeout):
+    if compile_pattern(r"[ \t]+[A-Za-z]").match(text, end):
         by_text = _text_statement(text, at, options, timeout, anchored=True)
         if by_text is not None and len(by_text.letters) == 1:
             return None
-    label = compile_pattern(r"[ \t]*(?:[-:=–—.([][ \t]*)?").match(text, end, timeout=timeout)
+    label = compile_pattern(r"[ \t]*(?:[-:=–—.([][ \t]*)?").match(text, end)
     start = label.end() if label is not None else end
     if start == end and start < len(text) and not text[start].isspace():
         return letters
@@ -622,7 +624,7 @@ def _read_token(
     text: str, pos: int, count: int, timeout: float, *, strict_follow: bool
 ) -> tuple[frozenset[int], int, int] | None:
     """Letters of the token at ``pos``, where they start, where the token ends; else None."""
-    match = compile_pattern(_TOKEN).match(text, pos, timeout=timeout)
+    match = compile_pattern(_TOKEN).match(text, pos)
     if match is None:
         return None
     opening, letters, closing = match["open"], match["letters"], match["close"]
@@ -637,11 +639,11 @@ def _read_token(
         return (run, match.start("letters"), end) if run else None
     if not bracketed:
         follow_end = match.end("letters")
-        if letters.islower() and not compile_pattern(_LOWER_FOLLOW).match(text, follow_end, timeout=timeout):
+        if letters.islower() and not compile_pattern(_LOWER_FOLLOW).match(text, follow_end):
             return None
-        if letters == "I" and compile_pattern(_PRONOUN_FOLLOW).match(text, follow_end, timeout=timeout):
+        if letters == "I" and compile_pattern(_PRONOUN_FOLLOW).match(text, follow_end):
             return None
-        if strict_follow and not compile_pattern(_LIST_FOLLOW).match(text, end, timeout=timeout):
+        if strict_follow and not compile_pattern(_LIST_FOLLOW).match(text, end):
             return None
     return frozenset({LETTERS.index(letters.upper())}), match.start("letters"), end
 
@@ -651,17 +653,17 @@ def _continuation(text: str, pos: int, count: int, timeout: float) -> tuple[froz
     skipped; and where the last token read ends."""
     letters: set[int] = set()
     while True:
-        negation = compile_pattern(_NEGATION).match(text, pos, timeout=timeout)
+        negation = compile_pattern(_NEGATION).match(text, pos)
         if negation is not None:
             token = _read_token(text, negation.end(), count, timeout, strict_follow=False)
             if token is None:
                 break
             pos = token[2]
             continue
-        joined = compile_pattern(_CONJUNCTION).match(text, pos, timeout=timeout)
+        joined = compile_pattern(_CONJUNCTION).match(text, pos)
         strict = False
         if joined is None:
-            joined = compile_pattern(_COMMA).match(text, pos, timeout=timeout)
+            joined = compile_pattern(_COMMA).match(text, pos)
             strict = True
         if joined is None:
             break
@@ -688,7 +690,7 @@ def _text_statement(
     line = text[pos : min(len(text), horizon) if line_end < 0 else line_end]
     lead = len(line) - len(line.lstrip())
     folded = _fold_span(line[lead:])
-    cut = compile_pattern(_CLAUSE_END).search(folded, timeout=timeout)
+    cut = compile_pattern(_CLAUSE_END).search(folded)
     clause_end = len(folded) if cut is None else cut.start()
     spans: dict[int, tuple[int, int]] = {}
     for index, option in enumerate(options):
@@ -724,7 +726,7 @@ def _anchored_option(
         if not option or (multiword and " " not in option):
             continue
         words = _words_pattern(option, r"[ \t]+")
-        match = compile_pattern(rf"(?i:{words})(?![A-Za-z0-9])").match(text, start, timeout=timeout)
+        match = compile_pattern(rf"(?i:{words})(?![A-Za-z0-9])").match(text, start)
         if match is not None and (best is None or match.end() > best[2]):
             best = (index, start, match.end())
     if best is not None:
@@ -747,7 +749,7 @@ def _fold_span(span: str) -> str:
 def _stated_in(folded: str, option: str, clause_end: int, timeout: float) -> tuple[int, int] | None:
     """Where ``option`` first occurs as whole words in the clause, not negated; else None."""
     pattern = compile_pattern(_words_pattern(option, r"\s+"))
-    for match in pattern.finditer(folded, timeout=timeout):
+    for match in pattern.finditer(folded):
         start, end = match.span()
         if start >= clause_end:
             return None
@@ -755,7 +757,7 @@ def _stated_in(folded: str, option: str, clause_end: int, timeout: float) -> tup
             continue
         if end < len(folded) and _is_word_char(folded[end]) and _is_word_char(folded[end - 1]):
             continue
-        if compile_pattern(_NEGATED_BEFORE).search(folded, 0, start, timeout=timeout):
+        if compile_pattern(_NEGATED_BEFORE).search(folded, 0, start):
             continue
         return start, end
     return None

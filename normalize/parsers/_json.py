@@ -15,6 +15,8 @@ def parse_json_value(text: str, params: JsonLimits, ctx: ParseContext) -> Parsed
     Invalid JSON → ``invalid`` with the reason; empty text, text with no JSON at all, or a bare
     ``null`` → ``no_answer`` (an answer of ``None`` could not be told apart from no answer).
 
+    Bound: O(n): the same limits as ``parse_json``.
+
     >>> parse_json_value('{"price":12.5}', JsonLimits(), ParseContext()).answer
     {'price': 12.5}
     >>> parse_json_value('{"price":', JsonLimits(), ParseContext()).status

@@ -10,6 +10,8 @@ from normalize.registry import NoParams, ParseContext, Parsed, parser
 def parse_text(text: str, params: NoParams, ctx: ParseContext) -> Parsed:
     """The normalized string; empty → ``no_answer``.
 
+    Bound: O(n).
+
     >>> parse_text("  ", NoParams(), ParseContext())
     Parsed(answer=None, status='no_answer', reason='the normalized text is empty')
     """
@@ -21,6 +23,8 @@ def parse_text(text: str, params: NoParams, ctx: ParseContext) -> Parsed:
 @parser("code", version=1)
 def parse_code(text: str, params: NoParams, ctx: ParseContext) -> Parsed:
     """The code, unchanged; only code that is all whitespace is ``no_answer``.
+
+    Bound: O(n).
 
     >>> parse_code("def f():\\n    return 1", NoParams(), ParseContext()).answer
     'def f():\\n    return 1'

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import regex
 
-from normalize._regex import compile_pattern
+from normalize._budget import check_budget
 
 _OPEN = regex.compile(r"(?m)^(?P<indent>[ ]{0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
 
@@ -33,47 +34,71 @@ class Fence:
         return text[self.content_start : self.content_end]
 
 
-def find_fences(text: str, *, timeout: float = 0.5) -> list[Fence]:
+def find_fences(text: str, *, timeout: float | None = None) -> list[Fence]:
     """Every fenced code block of ``text``, in order.
+
+    Linear: one forward scan; each fence's closing line is searched from its opening, and the
+    next search starts after that closer (an unclosed fence ends the scan).  The patterns are
+    built in and linear, so they run without a per-call timeout (``timeout`` is accepted for
+    older callers and unused).
 
     >>> [f.lang for f in find_fences("a\\n```py\\nx = 1\\n```\\nb\\n~~~\\ny\\n")]
     ['py', '']
     """
+    return list(_fences(text))
+
+
+@lru_cache(maxsize=8)
+def _closing(char: str, length: int) -> regex.Pattern[str]:
+    return regex.compile(rf"(?m)^[ ]{{0,3}}{regex.escape(char)}{{{length},}}[ \t\r]*$")
+
+
+@lru_cache(maxsize=8)
+def _fences(text: str) -> tuple[Fence, ...]:
+    """:func:`find_fences`, cached for the last few texts: the rules of a chain that leave the
+    text unchanged (most of them, most of the time) then scan it for fences once."""
     fences: list[Fence] = []
+    append = fences.append
+    search = _OPEN.search
+    n = len(text)
     pos = 0
     while True:
-        opening = _OPEN.search(text, pos, timeout=timeout)
+        check_budget()
+        opening = search(text, pos)
         if opening is None:
-            return fences
-        char = opening["fence"][0]
-        length = len(opening["fence"])
-        info = opening["info"].strip()
+            return tuple(fences)
+        start, end = opening.span()
+        fence, info = opening.group("fence", "info")
+        char = fence[0]
+        info = info.strip()
         if char == "`" and "`" in info:
-            pos = opening.end()
+            pos = end
             continue
-        content_start = opening.end() + 1 if opening.end() < len(text) else opening.end()
-        closing = compile_pattern(rf"(?m)^[ ]{{0,3}}{regex.escape(char)}{{{length},}}[ \t\r]*$").search(
-            text, content_start, timeout=timeout
-        )
+        content_start = end + 1 if end < n else end
+        closing = _closing(char, len(fence)).search(text, content_start)
         if closing is None:
-            fences.append(Fence(opening.start(), len(text), content_start, len(text), _lang(info), False))
-            return fences
-        content_end = max(content_start, closing.start() - 1) if closing.start() > content_start else content_start
-        fences.append(Fence(opening.start(), closing.end(), content_start, content_end, _lang(info), True))
-        pos = closing.end()
+            append(Fence(start, n, content_start, n, _lang(info), False))
+            return tuple(fences)
+        close_start, close_end = closing.span()
+        content_end = max(content_start, close_start - 1) if close_start > content_start else content_start
+        append(Fence(start, close_end, content_start, content_end, _lang(info), True))
+        pos = close_end
 
 
 def _lang(info: str) -> str:
-    return info.split()[0].lower() if info.split() else ""
+    words = info.split(None, 1)
+    return words[0].lower() if words else ""
 
 
-def outside_fences(text: str, fn: Callable[[str], str], *, timeout: float = 0.5) -> str:
+def outside_fences(text: str, fn: Callable[[str], str], *, timeout: float | None = None) -> str:
     """Apply ``fn`` to the prose between fenced blocks; the blocks stay byte for byte.
+
+    One :func:`find_fences` plus one call of ``fn`` per prose segment (``timeout`` is unused).
 
     >>> outside_fences("Say “hi”\\n```\\nprint(“hi”)\\n```", lambda s: s.replace("“", '"'))
     'Say "hi”\\n```\\nprint(“hi”)\\n```'
     """
-    fences = find_fences(text, timeout=timeout)
+    fences = find_fences(text)
     if not fences:
         return fn(text)
     parts: list[str] = []

@@ -27,8 +27,10 @@ import regex
 from pydantic import field_validator
 
 from normalize import status as st
+from normalize._budget import check_budget
+from normalize._literals import fold, may_match, required_literals
 from normalize._phrases import RETRACTION
-from normalize._regex import compile_pattern
+from normalize._regex import compile_pattern, user_pattern
 from normalize.errors import RejectText
 from normalize.registry import (
     ALL_TYPES,
@@ -64,6 +66,8 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     whitespace where two kept pieces join becomes one separator (none, a space, a newline
     or a blank line, whichever the removed whitespace held).
 
+    Bound: O(n): one tag scan, one fence scan, a bisect per tag.
+
     >>> remove_think_blocks("<think>\\n2+2 is 4\\n</think>\\n\\nThe answer is 4.")
     'The answer is 4.'
     >>> remove_think_blocks("First, 2+2 ... hmm</think>The answer is 4.")
@@ -73,10 +77,10 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     >>> remove_think_blocks("no reasoning here ")
     'no reasoning here '
     """
-    tags = list(compile_pattern(_THINK_TAG, regex.IGNORECASE).finditer(text, timeout=timeout))
+    tags = list(compile_pattern(_THINK_TAG, regex.IGNORECASE).finditer(text))
     if not tags:
         return text
-    fences = [fence for fence in find_fences(text, timeout=timeout) if fence.closed]
+    fences = [fence for fence in find_fences(text) if fence.closed]
     starts = [fence.start for fence in fences]
     kept: list[tuple[int, int]] = []  # spans of text outside every block
     pos = 0  # where the current stretch of kept text began
@@ -236,16 +240,18 @@ _BLANK_LINE = r"\n[^\S\n]*\n"
 _EMPHASIS_BEFORE = r"(\*{1,3}|_{1,3})[^*_\n]{0,24}\Z"
 
 
-def _guarded(pattern: str) -> regex.Pattern[str]:
+def _guarded_source(pattern: str) -> str:
     """``pattern`` that neither starts nor ends inside a Latin word ("reanswer:", "answers").
 
     Only Latin letters count as word characters here: Chinese has no word boundaries, so
     ``答案是`` still matches inside ``因此答案是``.
     """
-    return compile_pattern(
-        rf"(?<!\p{{Latin}})(?:{pattern})(?:(?<=\p{{Latin}})(?!\p{{Latin}})|(?<!\p{{Latin}}))",
-        _MARKER_FLAGS,
-    )
+    return rf"(?<!\p{{Latin}})(?:{pattern})(?:(?<=\p{{Latin}})(?!\p{{Latin}})|(?<!\p{{Latin}}))"
+
+
+def _guarded(pattern: str) -> regex.Pattern[str]:
+    """:func:`_guarded_source`, compiled: raises ``ValueError`` naming a pattern that does not compile."""
+    return compile_pattern(_guarded_source(pattern), _MARKER_FLAGS)
 
 
 @rule(
@@ -269,6 +275,8 @@ def extract_answer_marker(
     come from the pack's language overlays; with none (params never resolved) this raises
     ``ValueError``.  Not idempotent: a weaker marker may remain in what is kept.
 
+    Bound: O(n) per marker pattern (pack patterns carry the regex timeout; skipped by a substring check when their literals are absent); fences found once, a bisect per match.
+
     >>> p = AnswerMarkerParams(tiers=(("final answer:",), ("the answer is", "答案是"), ("therefore,?",)))
     >>> extract_answer_marker("So x = 2. Therefore, the answer is (B).\\n\\nDone.", p)
     '(B).'
@@ -289,21 +297,30 @@ def extract_answer_marker(
     original = text
     if params.unescape and "\\" in text:  # read escapes as the format stage will
         text = unescape_newlines(text, timeout=timeout)
+    fences: list[Fence] | None = None
+    folded = fold(text)
     for tier in params.tiers:
         matches: list[regex.Match[str]] = []
         for pattern in tier:
-            matches.extend(_guarded(pattern).finditer(text, timeout=timeout))
-        matches = _outside_code(text, matches, timeout=timeout)
+            if not may_match(required_literals(pattern, True), folded):
+                continue  # a substring scan says this marker is nowhere: skip its regex scan
+            matches.extend(user_pattern(_guarded_source(pattern), _MARKER_FLAGS, timeout=timeout).finditer(text))
+        if not matches:
+            continue
+        if fences is None:
+            fences = _closed_and_open_fences(text)
+        matches = _outside_fences(matches, fences)
         matches.sort(key=lambda m: (m.end(), m.start()))
         if params.conflict == "contradictory" and len(matches) > 1:
             _refuse_different_answers(text, matches, params, timeout=timeout)
         for index in range(len(matches) - 1, -1, -1):
-            begin, end = _answer_span(text, matches[index], timeout=timeout)
+            check_budget()
+            begin, end = _answer_span(text, matches[index])
             if begin == end:
                 continue
             if params.justification == "cut":
                 end = _justification_start(text, begin, end, timeout=timeout)
-            if params.conflict == "keep" and compile_pattern(RETRACTION).search(text, end, timeout=timeout):
+            if params.conflict == "keep" and compile_pattern(RETRACTION).search(text, end):
                 end = len(text)  # taken back later ("Wait, that is wrong."): the parser reads on
             if params.conflict == "keep" and index > 0:
                 return text[min(m.start() for m in matches[: index + 1]) : end].strip()
@@ -348,9 +365,9 @@ def _justification_start(
     text: str, begin: int, end: int, *, timeout: float, pattern: str = _JUSTIFICATION
 ) -> int:
     """Where the answer in ``text[begin:end]`` stops before its justification (else ``end``)."""
-    found = compile_pattern(pattern).search(text, begin, end, timeout=timeout)
+    found = compile_pattern(pattern).search(text, begin, end)
     while found is not None and not text[begin : found.start()].strip(" \t\n*_\"'“”"):
-        found = compile_pattern(pattern).search(text, found.end(), end, timeout=timeout)
+        found = compile_pattern(pattern).search(text, found.end(), end)
     if found is None:
         return end
     stop = found.start()
@@ -379,27 +396,27 @@ def _refuse_different_answers(
     one statement with it ("Answer: the answer is Paris"); a retraction ("Wait, that is
     wrong.") between two answers drops the ones before it.
     """
-    blanks = [m.start() for m in compile_pattern(_BLANK_LINE).finditer(text, timeout=timeout)]
+    blanks = [m.start() for m in compile_pattern(_BLANK_LINE).finditer(text)]
     answers: list[tuple[int, str]] = []
     for index, match in enumerate(matches):
-        begin = _skip_decoration(text, match.end(), timeout=timeout)
+        begin = _skip_decoration(text, match.end())
         after = bisect.bisect_left(blanks, begin)
         end = blanks[after] if after < len(blanks) else len(text)
         if index + 1 < len(matches):
             following = matches[index + 1].start()
             if following < end:
-                if not compile_pattern(r"[.!?。！？\n]").search(text, begin, max(begin, following), timeout=timeout):
+                if not compile_pattern(r"[.!?。！？\n]").search(text, begin, max(begin, following)):
                     continue  # the same statement goes on in the next marker
                 end = following
         end = _justification_start(text, begin, end, timeout=timeout)
         key = _answer_key(text[begin:end])
-        if key and not compile_pattern(_NEGATED_ANSWER).match(key, timeout=timeout):
+        if key and not compile_pattern(_NEGATED_ANSWER).match(key):
             answers.append((match.start(), key))
     if len({key for _, key in answers}) < 2:
         return
     last = answers[-1][0]
     mark = None
-    for found in compile_pattern(RETRACTION).finditer(text, answers[0][0], last, timeout=timeout):
+    for found in compile_pattern(RETRACTION).finditer(text, answers[0][0], last):
         mark = found.start()
     if mark is not None:
         answers = [(at, key) for at, key in answers if at > mark]
@@ -413,31 +430,50 @@ def _refuse_different_answers(
         raise RejectText(st.CONTRADICTORY, f"the output marks different answers: {shown}")
 
 
-def _outside_code(text: str, matches: list[regex.Match[str]], *, timeout: float) -> list[regex.Match[str]]:
+def _closed_and_open_fences(text: str) -> list[Fence]:
+    if "```" not in text and "~~~" not in text:
+        return []
+    return find_fences(text)
+
+
+def _outside_fences(matches: list[regex.Match[str]], fences: Sequence[Fence]) -> list[regex.Match[str]]:
+    """``matches`` that do not start inside one of ``fences`` (ordered, disjoint): a binary
+    search per match, O(m log f)."""
+    if not matches or not fences:
+        return matches
+    starts = [f.start for f in fences]
+    kept = []
+    for m in matches:
+        index = bisect.bisect_right(starts, m.start()) - 1
+        if index < 0 or m.start() >= fences[index].end:
+            kept.append(m)
+    return kept
+
+
+def _outside_code(text: str, matches: list[regex.Match[str]]) -> list[regex.Match[str]]:
     """``matches`` that do not start inside a fenced code block: a marker or a box written
     in code (a comment, a string) is not the model stating its answer."""
-    if not matches or ("```" not in text and "~~~" not in text):
+    if not matches:
         return matches
-    fences = find_fences(text, timeout=timeout)
-    return [m for m in matches if not any(f.start <= m.start() < f.end for f in fences)]
+    return _outside_fences(matches, _closed_and_open_fences(text))
 
 
-def _skip_decoration(text: str, pos: int, *, timeout: float) -> int:
-    found = compile_pattern(_DECORATION).match(text, pos, timeout=timeout)
+def _skip_decoration(text: str, pos: int) -> int:
+    found = compile_pattern(_DECORATION).match(text, pos)
     return found.end() if found is not None else pos
 
 
-def _answer_span(text: str, match: regex.Match[str], *, timeout: float) -> tuple[int, int]:
+def _answer_span(text: str, match: regex.Match[str]) -> tuple[int, int]:
     """Where the answer after ``match`` lies: to the first blank line, stripped, with the
     emphasis that wraps the marker (``**Answer:** B``, ``**Answer: B**``) left out."""
     emphasis = compile_pattern(_EMPHASIS_BEFORE).search(
-        text, max(0, match.start() - 32), match.start(), timeout=timeout
+        text, max(0, match.start() - 32), match.start()
     )
     run = emphasis[1] if emphasis is not None else ""
-    begin = _skip_decoration(text, match.end(), timeout=timeout)
+    begin = _skip_decoration(text, match.end())
     if run and text.startswith(run, begin):  # the marker's own bold closes: **Answer:** B
-        begin = _skip_decoration(text, begin + len(run), timeout=timeout)
-    blank = compile_pattern(_BLANK_LINE).search(text, begin, timeout=timeout)
+        begin = _skip_decoration(text, begin + len(run))
+    blank = compile_pattern(_BLANK_LINE).search(text, begin)
     end = blank.start() if blank is not None else len(text)
     while end > begin and text[end - 1].isspace():
         end -= 1
@@ -474,6 +510,8 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
     is when there is no box.  The content is stripped.  With ``conflict="keep"``, boxes
     that disagree leave the text unchanged.
 
+    Bound: O(n): one box scan, one fence scan; the last box's brace is matched from the box on (``keep``: one pass over all braces).
+
     >>> extract_boxed(r"First \boxed{1}, finally $\boxed{\frac{1}{2}}$.")
     '\\frac{1}{2}'
     >>> extract_boxed(r"so \boxed 5$ is it")
@@ -485,7 +523,7 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
     >>> extract_boxed("\\boxed{7}\n```latex\n\\boxed{x}\n```")
     '7'
     """
-    boxes = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)), timeout=timeout)
+    boxes = _outside_code(text, list(compile_pattern(_BOX).finditer(text)))
     if not boxes:
         return text
     if params.conflict == "keep":
@@ -495,18 +533,18 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
         for box in boxes:
             if box.start() < reach:
                 continue  # inside an earlier box
-            span = _box_span(text, box, pairs.get, timeout=timeout)
+            span = _box_span(text, box, pairs.get)
             if span is not None:
                 contents.add(text[span[0] : span[1]].strip())
                 reach = span[1]
         if len(contents) > 1:
             return text
-    span = _box_span(text, boxes[-1], _brace_pairs(text).get, timeout=timeout)
+    span = _box_span(text, boxes[-1], lambda at: _closing_brace(text, at))
     return text[span[0] : span[1]].strip() if span is not None else text
 
 
 def _box_span(
-    text: str, box: regex.Match[str], closer: Callable[[int], int | None], *, timeout: float
+    text: str, box: regex.Match[str], closer: Callable[[int], int | None]
 ) -> tuple[int, int] | None:
     """The content span of the box that ``box`` opens, or ``None`` if it is not closed."""
     pos = box.end()
@@ -519,8 +557,36 @@ def _box_span(
         return (pos + 1, end) if end is not None else None
     if pos == box.end():  # neither "{" nor a space: \boxedx is not a box
         return None
-    token = compile_pattern(r"[^\s$]+").match(text, pos, timeout=timeout)
+    token = compile_pattern(r"[^\s$]+").match(text, pos)
     return (pos, token.end()) if token is not None else None
+
+
+_BRACE_OR_ESCAPE: Final = r"[\\{}]"
+
+
+def _closing_brace(text: str, pos: int) -> int | None:
+    """The index of the ``}`` that closes the ``{`` at ``pos`` (not itself escaped), or ``None``.
+
+    Reads only from ``pos`` to the closer, jumping from brace to brace: the same pairs as
+    :func:`_brace_pairs` (a backslash escapes the next character), without walking the text
+    before the box character by character.  O(distance to the closer).
+    """
+    depth = 0
+    skip = -1
+    for match in compile_pattern(_BRACE_OR_ESCAPE).finditer(text, pos):
+        at = match.start()
+        if at == skip:
+            continue
+        char = text[at]
+        if char == "\\":
+            skip = at + 1
+        elif char == "{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return at
+    return None
 
 
 def _brace_pairs(text: str) -> dict[int, int]:
@@ -569,6 +635,8 @@ def split_on_separator(
 
     Plain substring search, no regex.  A separator with nothing but whitespace after it is
     passed over for the one before; no separator with an answer after it → unchanged.
+
+    Bound: O(n): ``rfind`` per separator, at most two rounds.
 
     >>> split_on_separator("Natalia sold 48 + 24 = 72 clips.\\n#### 72")
     '72'
@@ -641,6 +709,8 @@ def extract_json_block(
     one that parses as JSON wins; failing that the first block that at least starts like
     JSON (a later rule may repair it).  Nothing found → the text unchanged.
 
+    Bound: O(n) scans of at most three regions; at most 1000 parse attempts, each bounded by its span.
+
     >>> extract_json_block('Sure! Here it is: {"a": "}", "b": [1, 2]} Hope it helps.')
     '{"a": "}", "b": [1, 2]}'
     >>> extract_json_block('See [1].\\n```json\\n{"ok": true}\\n```')
@@ -656,7 +726,7 @@ def extract_json_block(
         stated = _stated_json_span(text, timeout=timeout)
         if stated is not None:
             return text[stated.start : stated.end]
-    fences = find_fences(text, timeout=timeout)
+    fences = find_fences(text)
     regions: list[tuple[int, int]] = []
     tagged = next((f for f in fences if f.lang == "json"), None)
     if tagged is not None:
@@ -666,7 +736,7 @@ def extract_json_block(
             regions.append((fence.content_start, fence.content_end))
     regions.append((0, len(text)))
     for start, end in regions:
-        span = _first_json_span(text, start, end, timeout=timeout)
+        span = _first_json_span(text, start, end)
         if span is not None:
             return text[span.start : span.end]
     return text
@@ -689,7 +759,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
     values: list[tuple[_Span, str]] = []
     reach = -1
     attempts = 0
-    for span in _balanced_spans(text, 0, len(text), timeout=timeout):
+    for span in _balanced_spans(text, 0, len(text)):
         if span.start < reach:
             continue
         attempts += 1
@@ -712,7 +782,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
     retracted = False
     for index in range(len(values) - 1, 0, -1):  # what follows the last retraction counts
         gap = (values[index - 1][0].end, values[index][0].start)
-        if compile_pattern(RETRACTION).search(text, *gap, timeout=timeout):
+        if compile_pattern(RETRACTION).search(text, *gap):
             values, retracted = values[index:], True
             break
     final = [
@@ -727,7 +797,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
     for (first, key_a), (second, key_b) in itertools.pairwise(values):
         if key_a == key_b:
             continue
-        if compile_pattern(_ALTERNATIVE).search(text, first.end, second.start, timeout=timeout):
+        if compile_pattern(_ALTERNATIVE).search(text, first.end, second.start):
             raise RejectText(
                 st.CONTRADICTORY,
                 f"the output offers different JSON values as alternatives: {_clip(key_a)} and {_clip(key_b)}",
@@ -739,8 +809,8 @@ def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _first_json_span(text: str, start: int, end: int, *, timeout: float) -> _Span | None:
-    spans = _balanced_spans(text, start, end, timeout=timeout)
+def _first_json_span(text: str, start: int, end: int) -> _Span | None:
+    spans = _balanced_spans(text, start, end)
     if not spans:
         return None
     decoder = json.JSONDecoder(strict=False)
@@ -761,12 +831,12 @@ def _first_json_span(text: str, start: int, end: int, *, timeout: float) -> _Spa
             return span
     looks_like_json = compile_pattern(_JSON_START)
     for span in spans:
-        if looks_like_json.match(text, span.start + 1, span.end, timeout=timeout):
+        if looks_like_json.match(text, span.start + 1, span.end):
             return span
     return None
 
 
-def _balanced_spans(text: str, start: int, end: int, *, timeout: float) -> list[_Span]:
+def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
     """Every balanced ``{…}``/``[…]`` in ``text[start:end]``, ordered by start (outer first).
 
     One pass with an explicit stack (no recursion).  A closer that does not match the top
@@ -778,7 +848,7 @@ def _balanced_spans(text: str, start: int, end: int, *, timeout: float) -> list[
     spans: list[_Span] = []
     quote = ""  # the quote character of the string we are in, if any
     skip = -1  # position of a character escaped by a backslash inside a string
-    for match in compile_pattern(_JSON_SPECIAL).finditer(text, start, end, timeout=timeout):
+    for match in compile_pattern(_JSON_SPECIAL).finditer(text, start, end):
         pos = match.start()
         char = text[pos]
         if quote:
@@ -865,12 +935,14 @@ def extract_code_block(
     stay exactly as they are.  No fence → the text unchanged.  Not idempotent: a block may
     itself hold a fenced block (markdown inside a longer ```` fence).
 
+    Bound: O(n): one fence scan.
+
     >>> extract_code_block("Here:\\n```python\\ndef f():\\n\\treturn '你好'\\n```\\nDone.")
     "def f():\\n\\treturn '你好'"
     >>> extract_code_block("```sh\\npip install x\\n```\\n```py\\nx = 1\\n```", CodeBlockParams(which="first", languages=("py",)))
     'x = 1'
     """
-    fences = find_fences(text, timeout=timeout)
+    fences = find_fences(text)
     if not fences:
         return text
     preferred = [f for f in fences if f.lang in params.languages]
@@ -898,7 +970,7 @@ def _final_fence(text: str, fences: Sequence[Fence], markers: Sequence[str], *, 
     for index, fence in enumerate(fences):
         begin = max(previous_end, fence.start - _INTRO_CHARS)
         if pattern.search(text, begin, fence.start, timeout=timeout) is not None or (
-            index > 0 and compile_pattern(RETRACTION).search(text, previous_end, fence.start, timeout=timeout)
+            index > 0 and compile_pattern(RETRACTION).search(text, previous_end, fence.start)
         ):
             found = fence
         previous_end = fence.end
@@ -924,13 +996,13 @@ _MAX_COMPARED_BLOCKS: Final = 64
 def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> list[Fence]:
     """The fences that hold a solution; ``contradictory`` when two of them are alternatives."""
     defined = [
-        {m["name"] for m in compile_pattern(_DEFINED).finditer(text, f.content_start, f.content_end, timeout=timeout)}
+        {m["name"] for m in compile_pattern(_DEFINED).finditer(text, f.content_start, f.content_end)}
         for f in fences
     ]
     everything = set().union(*defined)
     solutions: list[int] = []
     for index, fence in enumerate(fences):
-        own = {name for name in defined[index] if not compile_pattern(_TEST_NAME).fullmatch(name, timeout=timeout)}
+        own = {name for name in defined[index] if not compile_pattern(_TEST_NAME).fullmatch(name)}
         others = everything - defined[index]
         if not own and others and compile_pattern(_TEST_CODE).search(
             text, fence.content_start, fence.content_end, timeout=timeout
@@ -959,7 +1031,7 @@ def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> l
         if contents[first] == contents[second]:
             continue
         shared = (defined[first] & defined[second]) - {""}
-        offered = compile_pattern(_CODE_ALTERNATIVE).search(text, a.end, b.start, timeout=timeout) is not None
+        offered = compile_pattern(_CODE_ALTERNATIVE).search(text, a.end, b.start) is not None
         if shared or offered:
             why = f"both define {', '.join(sorted(shared))}" if shared else "offered as alternatives"
             raise RejectText(

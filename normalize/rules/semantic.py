@@ -24,6 +24,8 @@ from typing import Final, Literal
 import regex
 from pydantic import field_validator, model_validator
 
+from normalize import status as st
+from normalize._budget import MAX_ROUNDS
 from normalize._latex import unwrap_latex_numbers
 from normalize._numbers import (
     CN_NUMERAL_CHARS,
@@ -38,6 +40,7 @@ from normalize._numbers import (
     token_value,
 )
 from normalize._regex import compile_pattern
+from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, StrTuple, rule
 
 # --------------------------------------------------------------------------- canonicalize_numbers
@@ -106,6 +109,8 @@ def canonicalize_numbers(
     is left alone rather than guessed, and so is an integer part with leading zeros (``007``,
     the ``000`` of a space-grouped ``1 000`` in a locale without space grouping).
 
+    Bound: O(n): one token scan (plus at most 16 linear rounds while ``百分之`` conversions chain).
+
     >>> canonicalize_numbers("+.50 and 1,000.0 and −3; v1.5 2024-01-05 1,5 x2")
     '0.5 and 1000 and -3; v1.5 2024-01-05 1,5 x2'
     >>> canonicalize_numbers("50.0% 百分之五十", CanonicalizeNumbersParams(percent="fraction"))
@@ -136,18 +141,24 @@ def canonicalize_numbers(
         return prefix + _write_percent(value, params.percent, written)
 
     def rewrite_all(text: str) -> str:
-        text = compile_pattern(_UNICODE_MINUS).sub("-", text, timeout=timeout)
-        return pattern.sub(rewrite, text, timeout=timeout)
+        text = compile_pattern(_UNICODE_MINUS).sub("-", text)
+        return pattern.sub(rewrite, text)
 
     text = rewrite_all(text)
     # 百分之… rewritten can touch a number (".百分之5" → ".5"): repeat until settled.  Each
     # round that changes the text removes a 百分之, so this ends.
+    # At most MAX_ROUNDS rounds, each linear: a chain of conversions longer than that is
+    # adversarial and gets status error.
+    rounds = 0
     while params.percent != "keep" and "百分之" in text:
         rewritten = compile_pattern(_CN_PERCENT).sub(
-            lambda m: _rewrite_cn_percent(m, params.percent, timeout=timeout), text, timeout=timeout
+            lambda m: _rewrite_cn_percent(m, params.percent, timeout=timeout), text
         )
         if rewritten == text:
             break
+        rounds += 1
+        if rounds > MAX_ROUNDS:
+            raise RejectText(st.ERROR, f"百分之 conversions did not settle in {MAX_ROUNDS} rounds")
         text = rewrite_all(rewritten)
     return text
 
@@ -180,6 +191,8 @@ def convert_chinese_numerals(text: str, params: NoParams = _NO_PARAMS, *, timeou
     stay (``第一``, ``第一百名``): they rank, they do not count.  Known limit: a numeral with a
     unit inside an idiom is still read (``十万火急``→``100000火急``).
 
+    Bound: O(16·n): at most 16 linear rounds, usually one.
+
     >>> convert_chinese_numerals("一定是第一，答案是一百二十三个，即三分之二")
     '一定是第一，答案是123个，即2/3'
     """
@@ -199,6 +212,8 @@ def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     go and their brackets stay; ``\\,`` and ``\\!`` between digits go (``1\\,000``, ``1,\\!000``);
     ``1{,}000``→``1,000``; ``^\\circ`` is dropped.  No algebra: ``\\sqrt{2}`` stays.  Runs to a
     fixed point, so nested wrappers settle in one call.
+
+    Bound: O(16·n): at most 16 linear rounds.
 
     >>> simplify_latex_numbers(r"\\dfrac{3}{4}, \\frac12, 50\\%, \\$1,\\!000, 1\\,000, 30^{\\circ}, \\text{5 cm}")
     '3/4, 1/2, 50%, 1,000, 1000, 30, 5 cm'
@@ -301,10 +316,12 @@ def strip_units(text: str, params: StripUnitsParams = _UNITS_DEFAULTS, *, timeou
     never pulled out of a sentence (``I paid $5 for it`` stays), and ``%`` is not a unit.
     Opt-in: a task whose gold answers carry units should not use it.
 
+    Bound: O(n): one anchored full match.
+
     >>> [strip_units(s) for s in ["$1,000", "15 cm", "15元", "-$5", "I paid $5", "50%", "15 apples"]]
     ['1,000', '15', '15', '-5', 'I paid $5', '50%', '15 apples']
     """
-    m = compile_pattern(_units_pattern(params.units)).fullmatch(text, timeout=timeout)
+    m = compile_pattern(_units_pattern(params.units)).fullmatch(text)
     if m is None or (m.group("pre") is None and m.group("suf") is None):
         return text
     if m.group("sign1") is not None and m.group("sign2") is not None:

@@ -49,8 +49,9 @@ def batch_size_arg(value: str) -> int | None:
 
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, metavar="DIR",
-                        help="a local Hugging Face causal LM directory (nothing is downloaded)")
+    parser.add_argument("--model", required=True, metavar="DIR|NAME",
+                        help="a local Hugging Face causal LM directory (nothing is downloaded); with "
+                             "--backend openai the served model's name")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                         help="where to run the model (default: cuda when present)")
     parser.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"), default="auto",
@@ -72,6 +73,9 @@ def register(sub: Any) -> None:
     loglik.add_argument("--format", choices=("table", "markdown", "json"), default="table",
                         help="how to print the report (default: table)")
     loglik.set_defaults(func=cmd_loglik)
+    from scoring.lm._backends import add_backend_options
+
+    add_backend_options(loglik, loglik=True)
 
     generate = sub.add_parser("generate", help="generate predictions for a prompts JSONL (greedy or sampled)")
     _add_model_options(generate)
@@ -88,6 +92,7 @@ def register(sub: Any) -> None:
                           help="stop string (repeatable; taken literally, so a newline is $'\\n' in bash); "
                                "the output is cut before the first one")
     generate.set_defaults(func=cmd_generate)
+    add_backend_options(generate, loglik=False)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -116,8 +121,9 @@ def _show_progress(args: argparse.Namespace) -> bool:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    if not lm_available():
+    if args.backend == "hf" and not lm_available():
         return _fail(INSTALL_HINT)
+    from scoring.lm._backends import make_generator, summary
     from scoring.lm._model import ModelLoadError
     from scoring.lm.generate import LocalGenerator, SamplingParams, generate_rows
 
@@ -127,8 +133,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     cache = Cache(args.cache) if args.cache else None
     started = time.monotonic()
     try:
-        generator = LocalGenerator(args.model, device=args.device, dtype=args.dtype,
-                                   batch_size=args.batch_size, cache=cache)
+        generator = make_generator(args, cache) or LocalGenerator(
+            args.model, device=args.device, dtype=args.dtype, batch_size=args.batch_size, cache=cache)
         statuses: Counter[str] = Counter()
 
         def counted() -> Iterator[dict[str, Any]]:
@@ -142,15 +148,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
     finally:
         if cache is not None:
             cache.close()
-    summary = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
+    statuses_text = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
     cached = ""
     if cache is not None:
         hits = cache.stats().by_table["generations"]
         cached = f" | cache {hits['hits']} hits, {hits['misses']} misses"
     elapsed = time.monotonic() - started
     speed = f" in {elapsed:.1f}s ({generator.generated_tokens / elapsed:.1f} tok/s)" if elapsed > 0 else ""
-    print(f"{written} rows ({summary}) | {generator.model_id} {generator.revision} {generator.dtype}"
-          f" | {generator.generated_tokens} new tokens{speed}{cached}", file=sys.stderr)
+    extra = "".join(f" | {part}" for part in summary(generator))
+    print(f"{written} rows ({statuses_text}) | {generator.model_id} {generator.revision} {generator.dtype}"
+          f" | {generator.generated_tokens} new tokens{speed}{cached}{extra}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -328,6 +335,7 @@ def render_choice_report(report: Mapping[str, Any], fmt: str) -> str:
 def cmd_loglik(args: argparse.Namespace) -> int:
     if not lm_available():
         return _fail(INSTALL_HINT)
+    from scoring.lm._backends import make_loglik_backend
     from scoring.lm._model import ModelLoadError
     from scoring.lm.choice import choice_report, score_rows
 
@@ -346,8 +354,10 @@ def cmd_loglik(args: argparse.Namespace) -> int:
                 bar.total = total
                 bar.update(done)
 
-        backend = CachedScorer(args.model, device=args.device, dtype=args.dtype, batch_size=args.batch_size,
-                               cache=cache, chunk=512 if bar is not None else 0, on_chunk=advance)
+        chunk = 512 if bar is not None else 0
+        backend = make_loglik_backend(args, cache, chunk, advance) or CachedScorer(
+            args.model, device=args.device, dtype=args.dtype, batch_size=args.batch_size, cache=cache,
+            chunk=chunk, on_chunk=advance)
         results = score_rows(data, backend)
     except ModelLoadError as exc:
         return _fail(str(exc))

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from normalize import status as st
 from normalize.jsonl import InputRow
@@ -405,7 +405,18 @@ def _row_seed(data: dict[str, Any], default: int) -> int:
     return value
 
 
-def generate_rows(rows: Sequence[InputRow], generator: LocalGenerator, params: SamplingParams, *,
+class GeneratorBackend(Protocol):
+    """What :func:`generate_rows` needs: the local model, a server or vLLM."""
+
+    generated_tokens: int
+
+    def generate(self, requests: Sequence[Request], params: SamplingParams, *,
+                 progress: bool = False) -> list[Generation]: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+def generate_rows(rows: Sequence[InputRow], generator: GeneratorBackend, params: SamplingParams, *,
                   progress: bool = False) -> Iterator[dict[str, Any]]:
     """Prediction rows for prompt rows, in input order: each valid row copied ``n`` times with
     ``output`` (and ``sample`` when n > 1), ``model``, ``model_revision`` and ``generation``;
@@ -450,6 +461,8 @@ def generate_rows(rows: Sequence[InputRow], generator: LocalGenerator, params: S
             out["model"] = model["model"]
             out["model_revision"] = model["model_revision"]
             out["generation"] = {**params.to_json(), "seed": seed, "dtype": model["dtype"]}
+            if model.get("backend"):
+                out["generation"]["backend"] = model["backend"]
             if result.text is None:
                 out.pop("output", None)
                 out.update(status=st.INVALID, reason=f"line {row.line}: {result.error}", answer=None)

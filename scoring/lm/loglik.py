@@ -90,6 +90,14 @@ class ScorerStats:
     forward_tokens: int = 0
     scored_tokens: int = 0
     oom_backoffs: int = 0
+    #: token slots of every batch tensor (rows × width) and how many of them were padding
+    batch_tokens: int = 0
+    padding_tokens: int = 0
+
+    @property
+    def padding_share(self) -> float:
+        """Share of batch token slots that were padding (0.0 before any batch)."""
+        return self.padding_tokens / self.batch_tokens if self.batch_tokens else 0.0
 
     def reset(self) -> None:
         """Set every counter back to zero."""
@@ -384,7 +392,9 @@ class LogLikelihoodScorer:
 
         free, _total = torch.cuda.mem_get_info(self.device)
         bytes_per_token = self._vocab * 10 + 64 * int(self.model.config.hidden_size)
-        return 256, max(256, min(1 << 17, int(free * 0.3) // bytes_per_token))
+        tokens = max(256, min(1 << 17, int(free * 0.3) // bytes_per_token))
+        # rows follow memory too (no fixed 256-row cap): the token budget bounds the batch
+        return max(256, tokens // 32), tokens
 
     def _score_encoded(self, encoded: Sequence[EncodedPair]) -> list[LoglikResult]:
         self.stats.requests += len(encoded)
@@ -541,6 +551,8 @@ class LogLikelihoodScorer:
     def _tensor(self, rows: Sequence[Sequence[int]], width: int) -> tuple[torch.Tensor, torch.Tensor]:
         import torch
 
+        self.stats.batch_tokens += len(rows) * width
+        self.stats.padding_tokens += len(rows) * width - sum(map(len, rows))
         ids = torch.full((len(rows), width), self._pad_id, dtype=torch.long)
         mask = torch.zeros((len(rows), width), dtype=torch.long)
         for i, row in enumerate(rows):

@@ -1,0 +1,129 @@
+"""``--backend hf|openai|vllm`` for ``normalize generate`` and ``normalize loglik``.
+
+``hf`` is the local Hugging Face model (the default, unchanged); ``openai`` any
+OpenAI-compatible server (:mod:`scoring.lm.openai_backend`); ``vllm`` vLLM's offline engine in
+this process (:mod:`scoring.lm.vllm_backend`, when ``vllm`` is installed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from scoring.cache import Cache, LoglikKey
+from scoring.lm._cli import CachedScorer
+
+BACKENDS = ("hf", "openai", "vllm")
+
+
+def add_backend_options(parser: argparse.ArgumentParser, *, loglik: bool) -> None:
+    group = parser.add_argument_group("serving backends (--backend openai / vllm)")
+    group.add_argument("--backend", choices=BACKENDS, default="hf",
+                       help="hf: a local Hugging Face folder (default); openai: an OpenAI-compatible server "
+                            "(vLLM, SGLang, llama.cpp, TGI) at --base-url; vllm: vLLM's offline engine")
+    group.add_argument("--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 (--backend openai)")
+    group.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                       help="environment variable holding the API key, if any (default: OPENAI_API_KEY)")
+    group.add_argument("--tokenizer", metavar="DIR",
+                       help="the served model's local tokenizer folder (needed by loglik and --chat-template)")
+    group.add_argument("--revision", metavar="REV",
+                       help="the served weights' revision for the cache key (default: openai:<base url>)")
+    group.add_argument("--concurrency", type=int, default=8, metavar="N", help="requests in flight (default: 8)")
+    group.add_argument("--max-retries", type=int, default=5, metavar="N",
+                       help="retries on 429/5xx/timeouts/bad JSON, with exponential backoff (default: 5)")
+    group.add_argument("--request-timeout", type=float, default=120.0, metavar="S",
+                       help="seconds per request (default: 120)")
+    group.add_argument("--tensor-parallel-size", type=int, default=1, metavar="N",
+                       help="GPUs per model for --backend vllm (default: 1)")
+    if loglik:
+        group.add_argument("--max-length", type=int, default=None, metavar="N",
+                           help="context length for truncation (default: from the tokenizer folder's config)")
+    else:
+        group.add_argument("--endpoint", choices=("completions", "chat"), default="completions",
+                           help="completions (default) or chat (the server applies the chat template)")
+        group.add_argument("--chat-template", action="store_true",
+                           help="apply --tokenizer's chat template here and use the completions endpoint")
+
+
+def _client_config(args: argparse.Namespace) -> Any:
+    from scoring.lm.openai_backend import ClientConfig
+
+    if not args.base_url:
+        raise ValueError("--backend openai needs --base-url URL")
+    return ClientConfig(args.base_url, api_key=os.environ.get(args.api_key_env) or None,
+                        timeout=args.request_timeout, max_retries=args.max_retries, concurrency=args.concurrency)
+
+
+def make_generator(args: argparse.Namespace, cache: Cache | None) -> Any:
+    """The generator for ``args.backend``; None for ``hf`` (the caller builds the local one)."""
+    if args.backend == "openai":
+        from scoring.lm.openai_backend import OpenAIGenerator
+
+        return OpenAIGenerator(_client_config(args), args.model, endpoint=args.endpoint, revision=args.revision,
+                               cache=cache, tokenizer_dir=args.tokenizer, chat_template=args.chat_template)
+    if args.backend == "vllm":
+        from scoring.lm.vllm_backend import VLLMGenerator
+
+        return VLLMGenerator(args.model, tensor_parallel_size=args.tensor_parallel_size, dtype=args.dtype,
+                             cache=cache)
+    return None
+
+
+class BackendCachedScorer(CachedScorer):
+    """:class:`~scoring.lm._cli.CachedScorer` over a server or vLLM scorer: cache keys gain the backend."""
+
+    def __init__(self, scorer: Any, *, model_id: str, revision: str, backend: str, cache: Cache | None = None,
+                 chunk: int = 0, on_chunk: Callable[[int, int], None] | None = None) -> None:
+        self.model_id = model_id
+        self.revision = revision
+        self.dtype = ""
+        self.backend = backend
+        self.cache = cache
+        self.chunk = chunk
+        self.on_chunk = on_chunk
+        self._scorer = scorer
+
+    def describe(self) -> dict[str, Any]:
+        return {"model": self.model_id, "model_revision": self.revision, "dtype": self.dtype, "backend": self.backend}
+
+    def _key(self, request: Any, mode: str) -> LoglikKey | None:
+        key = super()._key(request, mode)
+        if key is None:
+            return None
+        return replace(key, backend=self.backend, max_length=int(getattr(self._scorer, "max_length", 0)))
+
+
+def make_loglik_backend(args: argparse.Namespace, cache: Cache | None, chunk: int,
+                        on_chunk: Callable[[int, int], None]) -> CachedScorer | None:
+    """The cached log-likelihood backend for ``args.backend``; None for ``hf``."""
+    if args.backend == "openai":
+        from scoring.lm.openai_backend import RemoteLoglikScorer
+
+        if not args.tokenizer:
+            raise ValueError("--backend openai loglik needs --tokenizer DIR: the served model's tokenizer decides "
+                             "the context/continuation token boundary")
+        config = _client_config(args)
+        scorer: Any = RemoteLoglikScorer(config, args.model, args.tokenizer, max_length=args.max_length)
+        revision = args.revision or f"openai:{config.base_url.rstrip('/')}"
+        return BackendCachedScorer(scorer, model_id=args.model, revision=revision, backend="openai-completions",
+                                   cache=cache, chunk=chunk, on_chunk=on_chunk)
+    if args.backend == "vllm":
+        from scoring.cache import model_id_of, model_revision
+        from scoring.lm.vllm_backend import VLLMLoglikScorer
+
+        scorer = VLLMLoglikScorer(args.model, tensor_parallel_size=args.tensor_parallel_size, dtype=args.dtype,
+                                  max_length=args.max_length)
+        return BackendCachedScorer(scorer, model_id=model_id_of(args.model), revision=model_revision(args.model),
+                                   backend=f"vllm:{args.dtype}", cache=cache, chunk=chunk, on_chunk=on_chunk)
+    return None
+
+
+def summary(generator: Any) -> Sequence[str]:
+    """Extra words for the generate summary line (request and retry counts of a server)."""
+    client = getattr(generator, "client", None)
+    if client is None:
+        return ()
+    return (f"{client.requests} requests, {client.retries} retries",)
