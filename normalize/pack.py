@@ -322,9 +322,9 @@ class Pack:
             with row_budget(self.settings.row_budget):
                 parsed = definition.fn(text, spec.params, ctx)
         except BudgetExceeded as exceeded:
-            return st.ERROR, f"parser {spec.name}: {exceeded}", None
+            return st.ERROR, f"parser {spec.name}: {exceeded}", None, {}
         except RejectText as rejected:
-            return rejected.status, f"parser {spec.name}: {rejected.reason}", None
+            return rejected.status, f"parser {spec.name}: {rejected.reason}", None, {}
         except TimeoutError:
             return st.ERROR, f"parser {spec.name}: regular expression timed out", None, {}
         except ValueError as exc:  # bad per-row input such as an option count of 1

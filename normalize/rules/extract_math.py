@@ -185,11 +185,11 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         if marked or (index >= params.final_tiers and weak is not None):
             break
         matches = list(_tier_pattern(tier).finditer(text, timeout=timeout))
-        matches = _outside_code(text, matches, timeout=timeout)
+        matches = _outside_code(text, matches)
         # the last match with something after it (a later marker inside an earlier statement is
         # the innermost one: "Final Answer: The final answer is 5" → "5"); linear, not per match
         for m in reversed(matches):
-            begin, end = _answer_span(text, m, timeout=timeout)
+            begin, end = _answer_span(text, m)
             if begin == end:
                 continue
             if index < params.final_tiers:
@@ -272,7 +272,7 @@ def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
 
 
 def _boxes(text: str, *, timeout: float) -> list[_Statement]:
-    found = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)), timeout=timeout)
+    found = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)))
     if not found:
         return []
     pairs = _brace_pairs(text)
@@ -281,7 +281,7 @@ def _boxes(text: str, *, timeout: float) -> list[_Statement]:
     for box in found:
         if box.start() < reach:
             continue  # inside an earlier box
-        span = _box_span(text, box, pairs.get, timeout=timeout)
+        span = _box_span(text, box, pairs.get)
         if span is None:
             continue
         content = text[span[0] : span[1]].strip()
@@ -292,8 +292,8 @@ def _boxes(text: str, *, timeout: float) -> list[_Statement]:
 
 
 def _unclosed_box(text: str, *, timeout: float) -> bool:
-    found = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)), timeout=timeout)
-    return bool(found) and _box_span(text, found[-1], _brace_pairs(text).get, timeout=timeout) is None
+    found = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)))
+    return bool(found) and _box_span(text, found[-1], _brace_pairs(text).get) is None
 
 
 def _box_groups(text: str, boxes: list[_Statement], *, timeout: float) -> list[list[_Statement]]:
