@@ -82,18 +82,22 @@ def specs_for(name: str) -> tuple[RuleSpec, ...]:
     return (build_spec(name, None, resources),)
 
 
-#: Extract rules that may stop a chain with a recorded status (two different marked answers are
-#: ``contradictory``); the engine records RejectText from any stage, it is never a crash.
+#: Extract rules that may stop a chain with a recorded status: two different marked answers are
+#: ``contradictory``; the math statement rule may also decide there is ``no_answer``.  The engine
+#: records RejectText from any stage: it is never a crash.
 _REJECTING_EXTRACT = frozenset({"extract_answer_marker", "extract_code_block", "extract_json_block"})
+DECIDING_EXTRACT_RULES = frozenset({"extract_math_answer"})
 
 
 def _apply(spec: RuleSpec, text: str) -> str | None:
-    """The rule's output, or None when a structure rule (or an extract rule that finds
-    contradictory answers) rejects the text (a recorded status)."""
+    """The rule's output, or None when a structure rule (or an extract rule that decides the
+    output states no single answer) rejects the text (a recorded status)."""
     try:
-        return spec.apply(text)
+        return str(spec.apply(text))
     except RejectText as rejected:
-        if spec.stage == "structure" or (spec.name in _REJECTING_EXTRACT and rejected.status == "contradictory"):
+        if spec.stage == "structure" or spec.name in DECIDING_EXTRACT_RULES:
+            return None
+        if spec.name in _REJECTING_EXTRACT and rejected.status == "contradictory":
             return None
         raise
 
