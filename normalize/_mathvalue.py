@@ -299,8 +299,9 @@ def _has_prose(s: str) -> str | None:
 
 
 def _huge(s: str) -> bool:
-    """Input SymPy would spend unbounded time on inside one C call (``10^{10^{10}}``, ``10000!``)."""
-    if compile_pattern(r"\^\s*\{?\s*[0-9]{5,}|[0-9]{5,}\s*!|\^\s*\{[^{}]*\^").search(s):
+    """Input SymPy would spend unbounded time on inside one C call (``10^{10^{10}}``, ``10000!``,
+    ``1e-99999999``)."""
+    if compile_pattern(r"\^\s*\{?\s*[+-]?[0-9]{5,}|[0-9]{5,}\s*!|\^\s*\{[^{}]*\^|[0-9.][eE][+-]?[0-9]{5,}").search(s):
         return True
     return len(s) > MAX_ANSWER_CHARS
 
