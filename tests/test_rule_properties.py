@@ -1,7 +1,8 @@
 """Properties every registered rule must have, enumerated from ``REGISTRY.rules``.
 
 A newly registered rule is exercised here without anyone writing a test for it: it must not
-raise on arbitrary Unicode (``RejectText`` from a structure rule is a recorded status, not a
+raise on arbitrary Unicode (``RejectText`` from a structure rule, or from an extract rule whose
+params enable a rejection mode such as ``conflict="contradictory"``, is a recorded status, not a
 crash), be deterministic, be idempotent when it says so, not grow text without bound, carry a
 docstring example, and be covered by a golden sample that it changes.  The rule's params are
 the ones the shipped pack uses, else those of its ``opt_in.jsonl`` row, else its defaults
@@ -13,10 +14,11 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import get_args
 
 import pytest
 import regex
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from normalize.check import build_spec, distinct_specs, pack_resources
@@ -25,6 +27,7 @@ from normalize.engine import RuleSpec
 from normalize.errors import RejectText
 from normalize.pack import Pack, load_pack
 from normalize.registry import REGISTRY
+from normalize.status import Status
 
 RULE_NAMES = sorted(REGISTRY.rules)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -82,17 +85,50 @@ def specs_for(name: str) -> tuple[RuleSpec, ...]:
     return (build_spec(name, None, resources),)
 
 
+#: Extract-stage params that ask the rule to reject text: (rule, param, value) -> the status.
+REJECTING_PARAMS: dict[tuple[str, str, str], Status] = {
+    ("extract_answer_marker", "conflict", "contradictory"): "contradictory",
+    ("extract_json_block", "alternatives", "contradictory"): "contradictory",
+}
+
+
+def _rejection_statuses(spec: RuleSpec) -> frozenset[str]:
+    """The statuses ``spec`` may legitimately stop its chain with (none for most rules)."""
+    if spec.stage == "structure":
+        return frozenset(get_args(Status)) - {"ok", "no_output"}
+    params = spec.params.model_dump(mode="json")
+    return frozenset(
+        status for (rule, key, value), status in REJECTING_PARAMS.items()
+        if rule == spec.name and params.get(key) == value
+    )
+
+
 def _apply(spec: RuleSpec, text: str) -> str | None:
-    """The rule's output, or None when a structure rule rejects the text (a recorded status)."""
+    """The rule's output, or None when it rejects the text with a recorded status it may use:
+    any structure rule, or an extract rule whose params enable a rejection mode."""
     try:
         return spec.apply(text)
-    except RejectText:
-        if spec.stage != "structure":
+    except RejectText as rejection:
+        if rejection.status not in _rejection_statuses(spec):
             raise
+        assert rejection.reason, "a rejection must say why"
         return None
 
 
 # --------------------------------------------------------------------------- properties
+
+
+def test_only_rejecting_params_let_an_extract_rule_reject() -> None:
+    text = "答案是0.答案是1"
+    by_conflict = {spec.params.model_dump()["conflict"]: spec for spec in specs_for("extract_answer_marker")}
+    assert _rejection_statuses(by_conflict["contradictory"]) == {"contradictory"}
+    with pytest.raises(RejectText) as info:
+        by_conflict["contradictory"].apply(text)
+    assert info.value.status == "contradictory"
+    assert _apply(by_conflict["contradictory"], text) is None
+    assert _apply(by_conflict["last"], text) == "1"
+    assert not _rejection_statuses(by_conflict["last"])
+    assert not _rejection_statuses(specs_for("normalize_whitespace")[0])
 
 
 @pytest.mark.parametrize("name", RULE_NAMES)
@@ -101,6 +137,7 @@ def test_rule_survives_arbitrary_text_deterministically_and_bounded(name: str) -
 
     @FAST
     @given(text=ARBITRARY)
+    @example(text="答案是0.答案是1")  # extract_answer_marker(conflict="contradictory") rejects it
     def check(text: str) -> None:
         for spec in specs:
             first = _apply(spec, text)
