@@ -14,7 +14,7 @@ from normalize import rules as _rules  # noqa: F401
 from normalize._numbers import to_fraction as read_number
 from normalize._version import __version__
 from normalize.engine import Chain, Result, RuleSpec, TraceStep, make_spec, run_chain
-from normalize.errors import PackError, RejectText
+from normalize.errors import PackError, RejectText, UsageError
 from normalize.pack import Pack, load_pack
 from normalize.registry import REGISTRY, Params, ParseContext, Parsed, parser, rule
 
@@ -32,6 +32,7 @@ __all__ = [
     "Result",
     "RuleSpec",
     "TraceStep",
+    "UsageError",
     "__version__",
     "load_pack",
     "make_spec",

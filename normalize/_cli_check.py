@@ -29,9 +29,9 @@ from normalize.check.samples import (
     load_samples,
 )
 from normalize.check.update import apply_update, plan_update
-from normalize.cli import add_pack_option, use_color
+from normalize.cli import add_pack_option, load_pack_from_args, use_color
 from normalize.errors import CheckConfigError
-from normalize.pack import Pack, load_pack
+from normalize.pack import Pack
 from normalize.registry import REGISTRY
 
 
@@ -198,7 +198,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.update and args.rule:
         raise CheckConfigError("--update and --rule cannot be combined")
     checks = _parse_only(args.only)
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     accepted_leaks(pack)  # validate the check section before any work
     directory = Path(args.samples) if args.samples else default_samples_dir(pack)
     try:
@@ -231,23 +231,32 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_update(pack: Pack, samples: SampleSet, args: argparse.Namespace) -> int:
     plan = plan_update(pack, samples, compute_baseline(pack, samples))
-    out = sys.stdout if args.format == "text" else sys.stderr
+    as_json = args.format == "json"
+    out = sys.stderr if as_json else sys.stdout  # with --format json, stdout holds one JSON document
+
+    def report(written: bool, code: int = 0) -> int:
+        if as_json:
+            print(json.dumps({"samples": str(samples.directory), "changes": list(plan.changes),
+                              "pins_change": plan.recorded_changes, "written": written,
+                              "pack": {"name": pack.name, "hash": pack.hash}}, ensure_ascii=False, indent=2))
+        return code
+
     if plan.empty:
         print("normalize check --update: the golden samples already match this pack; nothing to write", file=out)
-        return 0
+        return report(False)
     print(f"normalize check --update: {len(plan.changes)} row change(s) in {samples.directory}"
-          + ("; _recorded.json will be rewritten" if plan.recorded_changes else ""), file=out)
+          + ("; _recorded.json (the pins) will be rewritten" if plan.recorded_changes else ""), file=out)
     for change in plan.changes:
         print(_indent(change, "  "), file=out)
     if not args.yes:
         if not sys.stdin.isatty():
             print("normalize check: refusing to rewrite golden samples without confirmation: "
                   "stdin is not a terminal; review the diff above and pass --yes", file=sys.stderr)
-            return 2
+            return report(False, 2)
         answer = input(f"rewrite the golden samples with pack {pack.hash[:19]}…? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing written", file=out)
-            return 0
+            return report(False)
     apply_update(plan, samples.directory)
     print(f"wrote {sum(len(r) for r in plan.rows.values())} rows and {samples.directory / '_recorded.json'}", file=out)
-    return 0
+    return report(True)

@@ -11,9 +11,10 @@ from typing import Any
 
 from normalize._io import to_input_row
 from normalize._jsonl import decode_line, encode_row
-from normalize.cli import add_format_option, add_pack_option
+from normalize.cli import add_format_option, add_pack_option, load_pack_from_args
+from normalize.errors import UsageError
 from normalize.lm_eval_log import add_source_options, source_input
-from normalize.pack import Pack, load_pack
+from normalize.pack import Pack
 from normalize.rows import normalize_row
 from normalize.stream import (
     EXIT_INTERRUPTED,
@@ -63,11 +64,11 @@ def register(sub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     args.input = source_input(args, pack)
     jobs = check_jobs(args.jobs)
     if args.resume and args.input == "-":
-        raise ValueError("--resume needs an input file: stdin cannot be read again")
+        raise UsageError("--resume needs an input file: stdin cannot be read again")
     statuses: Counter[str] = Counter()
     meta = {"command": "run", "input": input_identity(args.input), "pack_hash": pack.hash, "trace": args.trace,
             "signature": pack.signature}
@@ -129,7 +130,7 @@ def format_explanation(pack: Pack, text: str, task: str, options: int | None = N
     lines.append(f"normalized: {result.text!r}")
     lines.append(f"answer: {json.dumps(result.answer, ensure_ascii=False)}  status: {result.status}"
                  + (f"  reason: {result.reason}" if result.reason else ""))
-    lines.append(f"pack: {pack.signature}")
+    lines.append(f"pack: {pack.signature_for([result.task_type])}")
     return "\n".join(lines)
 
 
@@ -145,12 +146,12 @@ def explanation_json(pack: Pack, text: str, task: str, options: int | None = Non
         "answer": result.answer,
         "status": result.status,
         "reason": result.reason,
-        "pack": {"signature": pack.signature, "hash": pack.hash},
+        "pack": {"signature": pack.signature_for([result.task_type]), "hash": pack.hash},
     }
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     text = sys.stdin.read() if args.text == "-" else args.text
     if args.format == "json":
         print(json.dumps(explanation_json(pack, text, args.task, args.options), ensure_ascii=False, indent=2))
@@ -160,7 +161,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_hash(args: argparse.Namespace) -> int:
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     if args.format == "json":
         document = {"name": pack.name, "signature": pack.signature, "hash": pack.hash, "resolved": pack.resolved()}
         print(json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True))

@@ -12,6 +12,7 @@ from typing import IO, Any
 
 from normalize import status as st
 from normalize._jsonl import Line, decode_line, encode_row
+from normalize.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -67,18 +68,18 @@ def iter_lines(path: str | Path, *, skip: int = 0) -> Iterator[tuple[int, bytes]
 
 @contextmanager
 def open_input(path: str | Path) -> Iterator[IO[bytes]]:
-    """A binary handle on ``path``, or on stdin for ``-``; a missing file is a ``ValueError``."""
+    """A binary handle on ``path``, or on stdin for ``-``; a missing file is a ``UsageError`` (a ``ValueError``)."""
     if str(path) == "-":
         yield sys.stdin.buffer
         return
     try:
         handle = open(path, "rb")
     except FileNotFoundError:
-        raise ValueError(f"input file not found: {path}") from None
+        raise UsageError(f"input file not found: {path}") from None
     except IsADirectoryError:
-        raise ValueError(f"input path is a directory: {path}") from None
+        raise UsageError(f"input path is a directory: {path}") from None
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     with handle:
         yield handle
 
@@ -113,11 +114,11 @@ def open_output(path: str | Path | None) -> Iterator[IO[bytes]]:
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: cannot create the directory {parent}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {path}: cannot create the directory {parent}: {exc.strerror or exc}") from None
     try:
         handle = open(path, "wb")
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     with handle:
         yield handle
 

@@ -1,7 +1,8 @@
 """The lower layer's half of the ``normalize`` command line: ``run``, ``explain``, ``hash``, ``check``.
 
-Exit codes: 0 ok, 1 findings, 2 usage or configuration error, 3 an unexpected exception (a bug:
-reported with its traceback, never as a usage error).  Each subcommand lives in a
+Exit codes: 0 ok, 1 findings, 2 usage or configuration error (:class:`~normalize.errors.UsageError`
+and its subclasses, a file that cannot be read), 3 an unexpected exception (a bug: reported
+with its traceback, never as a usage error).  Each subcommand lives in a
 module that exposes ``register(subparsers)``; :data:`COMMANDS` lists this layer's.  The console
 command itself is mounted from the upper layer (:mod:`scoring.cli`), which adds the scoring
 commands to these: ``normalize`` never imports ``scoring``.
@@ -13,9 +14,12 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from normalize.errors import PackError
+from normalize.errors import PackError, UsageError
+
+if TYPE_CHECKING:
+    from normalize.pack import Pack
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -29,14 +33,25 @@ Register = Callable[[Any], None]
 
 
 def add_pack_option(parser: argparse.ArgumentParser) -> None:
+    """``--pack FILE`` and ``--allow-module MODULE`` (repeatable): the opt-in a pack's ``modules:`` needs."""
     parser.add_argument("--pack", metavar="FILE", help="a pack YAML file (default: the shipped packs)")
+    parser.add_argument("--allow-module", metavar="MODULE", action="append", default=[],
+                        help="let the pack import rules from this Python module (it names it under "
+                        "modules:); a pack alone never runs code")
+
+
+def load_pack_from_args(args: argparse.Namespace) -> Pack:
+    """The pack of ``--pack``, importing only the modules ``--allow-module`` names."""
+    from normalize.pack import load_pack
+
+    return load_pack(args.pack, allow_modules=tuple(getattr(args, "allow_module", None) or ()))
 
 
 def commands() -> tuple[Register, ...]:
     """This layer's subcommands, in help order."""
-    from normalize import _cli_check, _cli_core
+    from normalize import _cli_check, _cli_core, _cli_rules
 
-    return (_cli_core.register, _cli_check.register)
+    return (_cli_core.register, _cli_check.register, _cli_rules.register)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -85,7 +100,7 @@ def main(argv: Sequence[str] | None = None, registers: Sequence[Register] | None
     except PackError as exc:
         print(f"normalize: configuration error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except (ValueError, FileNotFoundError) as exc:
+    except UsageError as exc:
         print(f"normalize: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:

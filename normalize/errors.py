@@ -9,7 +9,13 @@ class NormalizeError(Exception):
     """Base class of every error this library raises on purpose."""
 
 
-class PackError(NormalizeError, ValueError):
+class UsageError(NormalizeError, ValueError):
+    """The user asked for something that cannot be done (a bad option value, a missing file,
+    an unknown task): the command line reports it and exits 2.  Any other exception that
+    reaches the command line is a bug and exits 3."""
+
+
+class PackError(UsageError):
     """A rule pack is malformed: names the file, line and column when known."""
 
     def __init__(
@@ -38,7 +44,7 @@ class PackError(NormalizeError, ValueError):
         return f"{where}{self.message}"
 
 
-class CheckConfigError(NormalizeError, ValueError):
+class CheckConfigError(UsageError):
     """The pack's ``check`` section, a ``normalize check`` option or the golden samples are unusable."""
 
 

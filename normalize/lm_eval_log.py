@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from normalize._io import InputRow, parse_lines
+from normalize.errors import UsageError
 from normalize.pack import Pack
 
 #: Source formats the run/score/audit/compare commands read.
@@ -69,9 +70,9 @@ def expand_paths(spec: str | Path) -> list[Path]:
     elif path.is_file():
         found = [path]
     else:
-        raise ValueError(f"input file not found: {text}")
+        raise UsageError(f"input file not found: {text}")
     if not found:
-        raise ValueError(f"no lm-eval samples files match {text!r}")
+        raise UsageError(f"no lm-eval samples files match {text!r}")
     return found
 
 
@@ -139,7 +140,7 @@ def _read_file(path: Path, task: str | None, filter_name: str | None, pack: Pack
     try:
         handle = open(path, encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from None
+        raise UsageError(f"cannot read {path}: {exc}") from None
     with handle:
         for line in parse_lines(handle):
             where = f"{path.name} line {line.line}"
@@ -198,15 +199,15 @@ def read_source(path: str | Path | Sequence[str | Path], source: str = "jsonl", 
 
     if source == "jsonl":
         if task is not None or filter_name is not None:
-            raise ValueError("--task and --lm-eval-filter only apply with --from lm-eval")
+            raise UsageError("--task and --lm-eval-filter only apply with --from lm-eval")
         if not isinstance(path, (str, Path)):
             if len(path) != 1:
-                raise ValueError(f"one input file, got {len(path)}; several files only with --from lm-eval")
+                raise UsageError(f"one input file, got {len(path)}; several files only with --from lm-eval")
             path = path[0]
         return read_jsonl(path)
     if source == "lm-eval":
         return read_lm_eval_samples(path, task=task, filter_name=filter_name, pack=pack)
-    raise ValueError(f"--from must be one of {', '.join(SOURCES)}, got {source!r}")
+    raise UsageError(f"--from must be one of {', '.join(SOURCES)}, got {source!r}")
 
 
 def add_source_options(parser: Any, *, more_inputs: bool = True) -> None:
@@ -238,12 +239,12 @@ def source_input(args: Any, pack: Pack | None = None, path: str | Path | None = 
     source = getattr(args, "source", "jsonl")
     if source == "jsonl":
         if more:
-            raise ValueError(f"one input file, got {1 + len(more)}; several files only with --from lm-eval")
+            raise UsageError(f"one input file, got {1 + len(more)}; several files only with --from lm-eval")
         if getattr(args, "source_task", None) is not None or getattr(args, "source_filter", None) is not None:
-            raise ValueError("--task and --lm-eval-filter only apply with --from lm-eval")
+            raise UsageError("--task and --lm-eval-filter only apply with --from lm-eval")
         return given
     if getattr(args, "resume", False):
-        raise ValueError("--resume needs a JSONL input: convert the lm-eval logs first with "
+        raise UsageError("--resume needs a JSONL input: convert the lm-eval logs first with "
                          "`normalize run --from lm-eval ... -o rows.jsonl --trace none`")
     rows = read_source([given, *more] if path is None else [given], source,
                        task=getattr(args, "source_task", None), filter_name=getattr(args, "source_filter", None),

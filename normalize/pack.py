@@ -34,7 +34,7 @@ from normalize.engine import (
     replay,
     run_chain,
 )
-from normalize.errors import CheckSectionError, PackError, RejectText
+from normalize.errors import CheckSectionError, PackError, RejectText, UsageError
 from normalize.registry import (
     DEFAULT_TIMEOUT,
     REGISTRY,
@@ -95,6 +95,8 @@ class _TaskTypeEntry(_Strict):
 class _PackFile(_Strict):
     name: str = "unnamed"
     description: str = ""
+    extends: str | None = None
+    modules: list[str] = Field(default_factory=list)
     include: list[str] = Field(default_factory=list)
     settings: Settings = Field(default_factory=Settings)
     tasks: dict[str, str] = Field(default_factory=dict)
@@ -151,6 +153,8 @@ class Pack:
     check_config: Mapping[str, Any] = field(default_factory=dict)
     #: What rules' ``resolve`` hooks read (languages, schemas, aliases), as resolved at load time.
     resources: Mapping[str, Any] = field(default_factory=dict)
+    #: Python modules the pack imported rules from (each allowed on the command line).
+    modules: tuple[str, ...] = ()
 
     # ---- identity
 
@@ -165,7 +169,7 @@ class Pack:
             "schemas": dict(sorted(self.schemas.items())),
             "scoring": {k: dict(v) for k, v in sorted(self.scoring.items())},
             "unicode": unicodedata.unidata_version,
-        }
+        } | ({"modules": sorted(self.modules)} if self.modules else {})
 
     @cached_property
     def hash(self) -> str:
@@ -179,8 +183,20 @@ class Pack:
     @cached_property
     def signature(self) -> str:
         """A readable signature: library version, Unicode version, each chain, short hash."""
+        return self.signature_for(self.task_types)
+
+    def signature_for(self, task_types: Iterable[str]) -> str:
+        """The signature printed beside a score: only the chains of ``task_types`` (those
+        scored), then the short hash of the whole pack (which pins everything else).
+
+        >>> load_pack().signature_for(["multiple_choice"]).split("|")[3].split(":")[0]
+        'multiple_choice'
+        """
         parts = [f"harness-normalize:{__version__}", f"pack:{self.name}", f"unicode:{unicodedata.unidata_version}"]
-        for name, t in sorted(self.task_types.items()):
+        for name in sorted(set(task_types)):
+            t = self.task_types.get(name)
+            if t is None:
+                continue
             rules = ",".join(f"{s.name}.v{s.version}" for s in t.chain.specs)
             parts.append(f"{name}:[{rules}]->{t.parser.name}.v{t.parser.version}")
         parts.append(f"hash:{self.short_hash}")
@@ -196,7 +212,7 @@ class Pack:
             return self.tasks[task]
         close = difflib.get_close_matches(task, [*self.tasks, *self.task_types], n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown task {task!r}: not a task type or a task in pack {self.name!r}{hint}")
+        raise UsageError(f"unknown task {task!r}: not a task type or a task in pack {self.name!r}{hint}")
 
     def chain(self, task: str, *, schema: Mapping[str, Any] | str | None = None) -> Chain:
         """The chain of ``task``'s type; with a row ``schema``, the chain that applies it."""
@@ -370,16 +386,103 @@ def default_pack_path() -> Path:
     raise PackError("the shipped rule packs are missing from this installation", file=str(here / "_packs"))
 
 
-def load_pack(path: str | Path | None = None) -> Pack:
+def load_pack(path: str | Path | None = None, *, allow_modules: Iterable[str] = ()) -> Pack:
     """Load and resolve a pack file (and its includes); the shipped packs when ``path`` is None.
 
-    Every problem raises :class:`PackError` naming the file, line and column.
+    ``extends: shipped:default`` (or a path) starts from another pack: the extending file's
+    tasks, task types, scoring settings, aliases, languages and schemas replace or add entries
+    of the same name, its settings replace single limits, its ``check.reverse.accept`` entries
+    are added.  ``modules:`` names Python modules whose rules the pack uses; each is imported
+    only when it is in ``allow_modules`` (``--allow-module`` on the command line): a pack
+    file alone never runs code.  Every problem raises :class:`PackError` naming the file,
+    line and column.
     """
     root = Path(path) if path is not None else default_pack_path()
     if root.is_dir():
         root = root / "default.yaml"
+    docs, merged, owner = _read_extended(root, ())
+    return _resolve(docs, merged, owner, frozenset(allow_modules))
+
+
+def _extends_target(doc: Document, value: Any) -> Path:
+    """The file ``extends:`` names: ``shipped:default`` (the shipped pack), ``shipped:FILE`` or a path."""
+    if not isinstance(value, str) or not value.strip():
+        raise doc.error(("extends",), f"extends must name a pack: shipped:default or a relative path, got {value!r}")
+    if value.startswith(SHIPPED_PREFIX):
+        name = value[len(SHIPPED_PREFIX):]
+        target = default_pack_path().parent / (name if name.endswith((".yaml", ".yml")) else f"{name}.yaml")
+    else:
+        target = Path(doc.file).parent / value
+    if target.is_dir():
+        target = target / "default.yaml"
+    if not target.is_file():
+        raise doc.error(("extends",), f"extended pack {value!r} not found")
+    return target
+
+
+def _read_extended(
+    root: Path, chain: tuple[Path, ...]
+) -> tuple[list[Document], dict[str, Any], dict[tuple[str, ...], Document]]:
+    """The pack at ``root`` merged over the pack it extends (recursively)."""
+    resolved = root.resolve()
+    if resolved in chain:
+        raise PackError("extends cycle: " + " → ".join(str(p) for p in (*chain, resolved)), file=str(root))
     docs = _read_with_includes(root)
-    return _resolve(docs)
+    merged, owner = _merge(docs)
+    if "extends" not in merged:
+        return docs, merged, owner
+    target = _extends_target(docs[0], merged.pop("extends"))
+    base_docs, base, base_owner = _read_extended(target, (*chain, resolved))
+    return [*docs, *base_docs], _overlay(base, merged), {**base_owner, **owner}
+
+
+def _overlay(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """``top`` over ``base``: named entries replace or add, settings per key, check entries add."""
+    out: dict[str, Any] = {k: v for k, v in base.items() if k not in ("name", "description")}
+    for key, value in top.items():
+        if key in _MERGED_SECTIONS and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        elif key == "settings" and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        elif key == "modules" and isinstance(value, list) and isinstance(out.get(key), list):
+            out[key] = [*out[key], *(m for m in value if m not in out[key])]
+        elif key == "check" and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _overlay_check(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _overlay_check(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """Accepted leaks of both packs; the extending pack's entry wins for the same rule and task type."""
+    base_accept = (base.get("reverse") or {}).get("accept") if isinstance(base.get("reverse"), dict) else None
+    top_reverse = top.get("reverse")
+    top_accept = top_reverse.get("accept") if isinstance(top_reverse, dict) else None
+    if not isinstance(top_reverse, dict) or not isinstance(base_accept, list) or not isinstance(top_accept, list):
+        return {**base, **top}
+
+    def key(entry: Any) -> Any:
+        return (entry.get("rule"), entry.get("task_type")) if isinstance(entry, dict) else id(entry)
+
+    replaced = {key(e) for e in top_accept}
+    accept = [e for e in base_accept if key(e) not in replaced] + list(top_accept)
+    return {**base, **top, "reverse": {**base["reverse"], **top_reverse, "accept": accept}}
+
+
+def _import_modules(names: Sequence[str], allowed: frozenset[str], fail: Any) -> tuple[str, ...]:
+    """Import the rule modules a pack names, each only if the user allowed it."""
+    import importlib
+
+    for i, name in enumerate(names):
+        if name not in allowed:
+            raise fail(("modules", i), f"the pack imports Python module {name!r}; a pack alone never runs code: "
+                                       f"allow it on the command line with --allow-module {name} "
+                                       f"(load_pack(..., allow_modules=[{name!r}]) in Python)")
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise fail(("modules", i), f"cannot import rule module {name!r}: {exc}") from None
+    return tuple(names)
 
 
 def _read_doc(path: Path) -> Document:
@@ -458,12 +561,18 @@ def _locate(owner: Mapping[tuple[str, ...], Document], root: Document, path: tup
     return root
 
 
-def _resolve(docs: list[Document]) -> Pack:
+def _resolve(
+    docs: list[Document], merged: dict[str, Any], owner: Mapping[tuple[str, ...], Document], allowed: frozenset[str]
+) -> Pack:
     root = docs[0]
-    merged, owner = _merge(docs)
 
     def fail(path: tuple[Any, ...], message: str) -> PackError:
         return _locate(owner, root, path).error(tuple(path), message)
+
+    modules = merged.get("modules", [])
+    if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
+        raise fail(("modules",), f"modules must be a list of Python module names, got {modules!r}")
+    imported = _import_modules(modules, allowed, fail)
 
     try:
         model = _PackFile.model_validate(merged)
@@ -524,6 +633,7 @@ def _resolve(docs: list[Document]) -> Pack:
         sources=tuple(d.file for d in docs),
         check_config=dict(model.check),
         resources=resources,
+        modules=imported,
     )
 
 

@@ -26,6 +26,8 @@ TASK_TYPES: Final[tuple[str, ...]] = (
     "structured_json",
     "code",
     "open_writing",
+    "judge",
+    "ranking",
 )
 #: Every task type: for rules that are safe on any output (e.g. removing ``<think>`` blocks).
 ALL_TYPES: Final = TASK_TYPES
@@ -207,10 +209,23 @@ def _validate_declaration(name: str, version: int, scope: tuple[str, ...]) -> No
 F = TypeVar("F", bound=Callable[..., str])
 
 
+def _module_stage(module: str) -> Stage | None:
+    """The stage a rule module stands for: ``normalize.rules.extract`` → ``extract`` (one stage per module).
+
+    >>> _module_stage("normalize.rules.semantic"), _module_stage("mypkg.rules")
+    ('semantic', None)
+    """
+    last = module.rsplit(".", 1)[-1]
+    for stage in STAGES:
+        if last == stage:
+            return stage
+    return None
+
+
 def rule(
     name: str,
     *,
-    stage: Stage,
+    stage: Stage | None = None,
     version: int,
     scope: tuple[str, ...],
     params: type[Params] = NoParams,
@@ -221,18 +236,28 @@ def rule(
 
     ``version`` must be bumped whenever the rule's behaviour changes: it is part of the pack
     hash.  ``scope`` lists the task types the rule is meant for; ``normalize check`` reports
-    what it would change outside them.
+    what it would change outside them.  ``stage`` is inferred from the module a rule lives in
+    (a module named ``extract``, ``structure``, ``format`` or ``semantic``); a rule defined
+    elsewhere (a user's module) names it.  A rule without parameters needs no ``params`` model.
     """
-    if stage not in STAGES:
+    if stage is not None and stage not in STAGES:
         raise RegistrationError(f"rule {name!r}: unknown stage {stage!r}; stages are {STAGES}")
     _validate_declaration(name, version, scope)
 
     def decorate(fn: F) -> F:
         doc = (fn.__doc__ or "").strip()
+        inferred = _module_stage(fn.__module__)
+        if stage is not None and inferred is not None and stage != inferred:
+            raise RegistrationError(f"rule {name!r} is declared stage {stage!r} but lives in the {inferred} module")
+        resolved = stage if stage is not None else inferred
+        if resolved is None:
+            raise RegistrationError(
+                f"rule {name!r}: module {fn.__module__} is not a stage module ({', '.join(STAGES)}); pass stage="
+            )
         REGISTRY.add_rule(
             RuleDef(
                 name=name,
-                stage=stage,
+                stage=resolved,
                 version=version,
                 scope=tuple(scope),
                 params_model=params,

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from normalize import status as st
 from normalize._io import InputRow
+from normalize.engine import Result
 from normalize.pack import Pack
 from normalize.row import Row, RowError, read_options
 
@@ -35,18 +37,40 @@ def row_schema(pack: Pack, task_type: str, data: Mapping[str, Any]) -> dict[str,
     raise ValueError(f"schema must be a JSON Schema object or a schema name, got {value!r}")
 
 
-def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
-    """Normalize and parse one row; a bad row gets status ``invalid`` with a reason."""
+@dataclass(frozen=True)
+class Normalized:
+    """One input line, typed: its :class:`Row`, the pack's :class:`Result` (``None`` when the
+    line is not a JSON object or names no task of the pack) and ``out``, the output row (the
+    dict written at the JSONL edge)."""
+
+    row: Row
+    result: Result | None
+    out: dict[str, Any]
+
+
+def normalize_typed(pack: Pack, row: InputRow) -> Normalized:
+    """Normalize and parse one row; a bad row gets status ``invalid`` with a reason (and a
+    ``Result`` saying so when its task is known, so the scorer counts it as unparsed)."""
     if row.data is None:
         out = row.invalid_output()
         out["rules_hash"] = pack.hash
-        return out
+        return Normalized(Row.from_mapping({}, row.line), None, out)
     data = row.data
     out = dict(data)
 
-    def invalid(reason: str) -> dict[str, Any]:
+    def invalid(reason: str) -> Normalized:
         out.update(normalized=None, answer=None, status=st.INVALID, reason=reason, trace=[], rules_hash=pack.hash)
-        return out
+        typed = Row.from_mapping(data, row.line)
+        task = data.get("task")
+        try:
+            kind = pack.task_type_of(task) if isinstance(task, str) and task else None
+        except ValueError:
+            kind = None
+        if kind is None:
+            return Normalized(typed, None, out)
+        result = Result(raw=None, text=None, status=st.INVALID, reason=reason, trace=(), task=str(task),
+                        task_type=kind, rules_hash=pack.hash)
+        return Normalized(typed, result, out)
 
     try:
         parsed = Row.parse(data, row.line)
@@ -59,17 +83,30 @@ def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
     result = pack.run(parsed.output, parsed.task or "", options=parsed.options, task_type=task_type, schema=schema)
     out.update(result.to_json())
     out["task_type"] = result.task_type
-    return out
+    return Normalized(parsed, result, out)
+
+
+def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
+    """Normalize and parse one row into its output dict (the JSONL edge of :func:`normalize_typed`)."""
+    return normalize_typed(pack, row).out
 
 
 def normalize_rows(pack: Pack, rows: Sequence[InputRow], *, progress: bool | None = None) -> Iterator[dict[str, Any]]:
     """Yield one output row per input row, in order; a progress bar on a terminal for big inputs."""
+    for item in normalize_rows_typed(pack, rows, progress=progress):
+        yield item.out
+
+
+def normalize_rows_typed(
+    pack: Pack, rows: Sequence[InputRow], *, progress: bool | None = None
+) -> Iterator[Normalized]:
+    """:func:`normalize_typed` for every row, in order; a progress bar on a terminal for big inputs."""
     show = progress if progress is not None else (len(rows) >= PROGRESS_MIN_ROWS and sys.stderr.isatty())
     if show:
         from tqdm import tqdm
 
         for row in tqdm(rows, desc="normalize", unit="row", file=sys.stderr):
-            yield normalize_row(pack, row)
+            yield normalize_typed(pack, row)
     else:
         for row in rows:
-            yield normalize_row(pack, row)
+            yield normalize_typed(pack, row)

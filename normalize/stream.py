@@ -36,6 +36,7 @@ from typing import IO, Any
 
 from normalize._io import iter_lines, stdout_bytes
 from normalize.cli import EXIT_INTERRUPTED
+from normalize.errors import UsageError
 
 #: Rows per chunk sent to a worker process (IPC is amortized over a chunk).
 CHUNK_ROWS = 256
@@ -93,7 +94,7 @@ def check_jobs(jobs: int | None) -> int:
     if jobs is None:
         return default_jobs()
     if jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, got {jobs}")
+        raise UsageError(f"--jobs must be at least 1, got {jobs}")
     return jobs
 
 
@@ -147,9 +148,9 @@ def input_identity(path: str | Path) -> dict[str, Any]:
     try:
         info = Path(path).stat()
     except FileNotFoundError:
-        raise ValueError(f"input file not found: {path}") from None
+        raise UsageError(f"input file not found: {path}") from None
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     return {"path": str(Path(path).resolve()), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
 
 
@@ -223,18 +224,18 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
     if path is not None and str(path) != "-" and _special(Path(path)):
         atomic = False  # a device or pipe (/dev/null, /dev/stdout, <(…)): it cannot be renamed over
         if resume:
-            raise ValueError(f"--resume needs a regular output file; {path} is a device or pipe")
+            raise UsageError(f"--resume needs a regular output file; {path} is a device or pipe")
     if not atomic and path is not None:
         try:
             sink = open(path, "wb")
         except OSError as exc:
-            raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         with sink:
             yield Output(None, sink)
         return
     if path is None or str(path) == "-":
         if resume:
-            raise ValueError("--resume needs an output file (-o OUT.jsonl): stdout cannot be resumed")
+            raise UsageError("--resume needs an output file (-o OUT.jsonl): stdout cannot be resumed")
         sys.stdout.flush()
         out = Output(None, stdout_bytes())
         yield out
@@ -247,10 +248,10 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: cannot create the directory {Path(path).parent}: "
+        raise UsageError(f"cannot write {path}: cannot create the directory {Path(path).parent}: "
                          f"{exc.strerror or exc}") from None
     if Path(path).is_dir():
-        raise ValueError(f"cannot write {path}: it is a directory")
+        raise UsageError(f"cannot write {path}: it is a directory")
     kept = 0
     if resume and partial.exists():
         kept, end = _resumable(partial, meta_file, meta)
@@ -263,7 +264,7 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
         _write_meta(meta_file, meta)
         handle: IO[bytes] = open(partial, mode)
     except OSError as exc:
-        raise ValueError(f"cannot write {partial}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {partial}: {exc.strerror or exc}") from None
     if mode == "r+b":
         handle.truncate(end)
         handle.seek(end)
@@ -294,7 +295,7 @@ def write_atomically(path: str | Path, text: str) -> None:
         try:
             target.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         return
     if target.is_symlink():
         target = target.resolve()
@@ -304,7 +305,7 @@ def write_atomically(path: str | Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, target)
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _write_meta(meta_file: Path, meta: dict[str, Any]) -> None:
@@ -317,11 +318,11 @@ def _resumable(partial: Path, meta_file: Path, meta: dict[str, Any]) -> tuple[in
     try:
         stored = json.loads(meta_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        raise ValueError(f"cannot resume: {meta_file} (what {partial} was made from) is missing or unreadable; "
+        raise UsageError(f"cannot resume: {meta_file} (what {partial} was made from) is missing or unreadable; "
                          "run again without --resume") from None
     changed = sorted(key for key in set(stored) | set(meta) if stored.get(key) != meta.get(key))
     if changed:
-        raise ValueError(f"cannot resume {partial}: it was made with other {', '.join(changed)} "
+        raise UsageError(f"cannot resume {partial}: it was made with other {', '.join(changed)} "
                          f"({'; '.join(f'{k}: {stored.get(k)!r} now {meta.get(k)!r}' for k in changed)}); "
                          "run again without --resume")
     return _complete_lines(partial)

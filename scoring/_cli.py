@@ -14,7 +14,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize.cli import EXIT_FINDINGS, EXIT_OK, add_format_option, add_pack_option, use_color
+from normalize.cli import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    add_format_option,
+    add_pack_option,
+    load_pack_from_args,
+    use_color,
+)
+from normalize.errors import UsageError
 from normalize.jsonl import (
     decode_line,
     encode_row,
@@ -23,8 +31,8 @@ from normalize.jsonl import (
     to_input_row,
 )
 from normalize.lm_eval_log import add_source_options, source_input
-from normalize.pack import Pack, canonical_json, load_pack
-from normalize.rows import normalize_row, normalize_rows
+from normalize.pack import Pack, canonical_json
+from normalize.rows import normalize_rows, normalize_rows_typed, normalize_typed
 from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,
@@ -37,7 +45,14 @@ from normalize.stream import (
     stopped_message,
     write_atomically,
 )
+from scoring._html_cli import (
+    add_html_options,
+    check_html_options,
+    write_compare_html,
+    write_score_html_from_file,
+)
 from scoring._items import item_from_row, run_label, task_name
+from scoring._textsim import paired_text_report
 from scoring.aggregate import AGGREGATES, SampleAggregator, slim_row
 from scoring.metrics import (
     METRICS,
@@ -46,8 +61,10 @@ from scoring.metrics import (
     MathVerifier,
     Score,
     score_detail,
+    score_result,
     scoring_config,
 )
+from scoring.pairwise import mcnemar, minimum_detectable_difference, paired_permutation, shrunk_rate
 from scoring.report import DEFAULT_CV_THRESHOLD, FORMATS, ReportBuilder, render
 from scoring.stats import coefficient_of_variation, paired_bootstrap
 
@@ -63,7 +80,8 @@ def register(sub: Any) -> None:
     score.add_argument("-o", "--output", metavar="OUT.jsonl",
                        help="write every row with 'correct' added (- for stdout; the report then goes to stderr)")
     score.add_argument("--report", metavar="REPORT.json", help="also write the report as JSON to this file")
-    score.add_argument("--format", choices=FORMATS, default="table", help="how to print the report (default: table)")
+    score.add_argument("--format", choices=FORMATS, default="text",
+                       help="text (= table, the default), markdown, or json: one JSON document")
     score.add_argument("--aggregate", choices=AGGREGATES, default=None,
                        help="combine the samples of each id: vote on parsed answers, any, mean, median, pass@k")
     score.add_argument("--k", type=int, default=None, help="k for --aggregate pass@k")
@@ -74,9 +92,12 @@ def register(sub: Any) -> None:
                        help=f"the coefficient of variation that is flagged (default {DEFAULT_CV_THRESHOLD})")
     score.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_stream_options(score)
+    score.add_argument("--html", metavar="OUT.html",
+                       help="also write the self-contained HTML report to this file (reads the input again)")
+    add_html_options(score)
     score.set_defaults(func=cmd_score)
 
-    compare = sub.add_parser("compare", help="paired bootstrap of two scored files on their shared ids")
+    compare = sub.add_parser("compare", help="paired bootstrap, McNemar and permutation tests of two scored files on their shared ids")
     add_pack_option(compare)
     compare.add_argument("a", metavar="A.jsonl", help="the baseline rows")
     compare.add_argument("b", metavar="B.jsonl", help="the rows compared with the baseline")
@@ -84,6 +105,8 @@ def register(sub: Any) -> None:
     _add_bootstrap_options(compare)
     add_format_option(compare, help_json="the comparison")
     compare.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
+    compare.add_argument("--html", metavar="OUT.html", help="also write both runs and their comparison as HTML")
+    add_html_options(compare)
     compare.set_defaults(func=cmd_compare)
 
     audit = sub.add_parser("audit", help="show a seeded sample of rows the rules changed, raw beside normalized")
@@ -92,6 +115,7 @@ def register(sub: Any) -> None:
     add_source_options(audit)
     audit.add_argument("--n", type=int, default=30, help="how many changed rows to show (default 30)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the random choice (default 0)")
+    add_format_option(audit, help_json="counts, the chosen rows (raw, normalized, rules), run CVs, pack")
     audit.set_defaults(func=cmd_audit)
 
 
@@ -102,9 +126,9 @@ def _add_bootstrap_options(parser: argparse.ArgumentParser) -> None:
 
 def _check_bootstrap(args: argparse.Namespace) -> None:
     if args.bootstrap < 1:
-        raise ValueError(f"--bootstrap must be at least 1, got {args.bootstrap}")
+        raise UsageError(f"--bootstrap must be at least 1, got {args.bootstrap}")
     if args.seed < 0:
-        raise ValueError(f"--seed must be non-negative, got {args.seed}")
+        raise UsageError(f"--seed must be non-negative, got {args.seed}")
 
 
 def check_scoring(pack: Pack) -> None:
@@ -117,7 +141,7 @@ def check_scoring(pack: Pack) -> None:
             scoring_config(pack, task, kind)
     unknown = sorted(set(pack.scoring) - set(pack.task_types) - set(pack.tasks) - set(METRICS))
     if unknown:
-        raise ValueError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
+        raise UsageError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
 
 
 # --------------------------------------------------------------------------- score
@@ -126,15 +150,19 @@ def check_scoring(pack: Pack) -> None:
 def cmd_score(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
     if args.aggregate == "pass@k" and (args.k is None or args.k < 1):
-        raise ValueError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
+        raise UsageError(f"--aggregate pass@k needs --k of at least 1, got {args.k}")
     if args.k is not None and args.aggregate != "pass@k":
-        raise ValueError("--k only applies to --aggregate pass@k")
+        raise UsageError("--k only applies to --aggregate pass@k")
     jobs = check_jobs(args.jobs)
+    check_html_options(args)
+    if args.html and args.input == "-":
+        raise UsageError("--html needs an input file: the page reads the rows again, and stdin cannot be read "
+                         "twice (normalize report - -o OUT.html reads stdin once)")
     if args.resume and args.input == "-":
-        raise ValueError("--resume needs an input file: stdin cannot be read again")
+        raise UsageError("--resume needs an input file: stdin cannot be read again")
     if args.resume and args.output in (None, "-"):
-        raise ValueError("--resume needs -o OUT.jsonl: the scored rows written so far are what a run resumes from")
-    pack = load_pack(args.pack)
+        raise UsageError("--resume needs -o OUT.jsonl: the scored rows written so far are what a run resumes from")
+    pack = load_pack_from_args(args)
     args.input = source_input(args, pack)
     check_scoring(pack)
     builder = ReportBuilder()
@@ -145,8 +173,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             for item in records:
                 builder.add(item)
         else:
-            for row, score in records:
+            for row, score, sections in records:
                 samples.add(row, score)
+                if sections is not None:  # text, ranking and judge facts come from rows, not from aggregates
+                    builder.add_sections(sections)
 
     meta = {"command": "score", "input": input_identity(args.input), "pack_hash": pack.hash, "signature": pack.signature}
     rows_to = args.output if args.output is not None else os.devnull
@@ -174,6 +204,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         report = builder.build(pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
                                seed=args.seed, cv_threshold=args.cv_threshold)
         output.commit()
+    if args.html:
+        write_score_html_from_file(args.html, pack, args.input, report, args)
     report_stream = sys.stderr if args.output == "-" else sys.stdout
     if args.report:
         write_atomically(args.report, json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
@@ -204,8 +236,14 @@ def add_score_fields(out: dict[str, Any], score: Score) -> None:
 
 
 def score_record(pack: Pack, out: dict[str, Any], score: Score, aggregate: bool) -> Any:
-    """What the report needs of one scored row: its item, or (for --aggregate) its slim row and score."""
-    return (slim_row(out), score) if aggregate else item_from_row(out, score)
+    """What the report needs of one scored row: its item, or (for --aggregate) its slim row and
+    score, plus the row's item when it carries text-metric, ranking or judge facts (a corpus is
+    made of rows, and both orders of a judged pair share an id without being samples of one answer)."""
+    if not aggregate:
+        return item_from_row(out, score)
+    item = item_from_row(out, score)
+    sections = item if (item.text is not None or item.ranking is not None or item.judge is not None) else None
+    return slim_row(out), score, sections
 
 
 def score_chunk(pack: Pack, write_rows: bool, aggregate: bool, verifier: MathVerifier | None,
@@ -214,9 +252,10 @@ def score_chunk(pack: Pack, write_rows: bool, aggregate: bool, verifier: MathVer
     verifier = verifier if verifier is not None else _verifier_here()
     parts: list[bytes] = []
     records: list[Any] = []
-    for number, raw in chunk:
-        out = normalize_row(pack, to_input_row(decode_line(raw, number)))
-        score = score_detail(pack, out, verifier=verifier)
+    for number, raw in chunk:  # typed once: (Row, Result) -> Score; the dict is the output row
+        typed = normalize_typed(pack, to_input_row(decode_line(raw, number)))
+        out = typed.out
+        score = score_result(pack, typed.row, typed.result, verifier=verifier)
         add_score_fields(out, score)
         if write_rows:
             parts.append(encode_row(out))
@@ -226,15 +265,53 @@ def score_chunk(pack: Pack, write_rows: bool, aggregate: bool, verifier: MathVer
 
 def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
                verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Score]]:
-    """Normalize and score every row of a JSONL file; each output row gains ``correct``."""
-    outs = list(normalize_rows(pack, read_jsonl(path), progress=progress))
-    scores = [score_detail(pack, out, verifier=verifier) for out in outs]
+    """Normalize and score every row of a JSONL file; each output row gains ``correct``.
+
+    Rows are typed once (``Row``, ``Result``) and scored as such, ``(Row, Result) -> Score``;
+    the dicts returned are the output rows written at the JSONL edge."""
+    typed = list(normalize_rows_typed(pack, read_jsonl(path), progress=progress))
+    scores = [score_result(pack, n.row, n.result, verifier=verifier) for n in typed]
+    outs = [n.out for n in typed]
     for out, score in zip(outs, scores, strict=True):
         add_score_fields(out, score)
     return outs, scores
 
 
 # --------------------------------------------------------------------------- compare
+
+
+def _id_key(out: Mapping[str, Any]) -> str:
+    raw_id = out["id"]
+    return f"{task_name(out)}/{raw_id if isinstance(raw_id, str) else canonical_json(raw_id)}"
+
+
+def per_id_texts(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[str, tuple[str, tuple[str, ...], Any]]:
+    """Hypothesis, references and text settings per ``task/id`` (the first row of an id)."""
+    texts: dict[str, tuple[str, tuple[str, ...], Any]] = {}
+    for out, score in zip(outs, scores, strict=True):
+        if score.texts is None or score.config is None or out.get("id") is None:
+            continue
+        texts.setdefault(_id_key(out), (score.texts[0], score.texts[1], score.config.text))
+    return texts
+
+
+def paired_text_sections(a: Mapping[str, tuple[str, tuple[str, ...], Any]], b: Mapping[str, tuple[str, tuple[str, ...], Any]],
+                         *, n_resamples: int, seed: int) -> dict[str, Any]:
+    """Per task: corpus-level B − A of each text metric on the shared ids (paired bootstrap)."""
+    by_task: dict[str, list[str]] = {}
+    for key in a:
+        if key in b:
+            by_task.setdefault(key.rsplit("/", 1)[0], []).append(key)
+    out: dict[str, Any] = {}
+    for task, keys in by_task.items():
+        settings = {a[k][2] for k in keys} | {b[k][2] for k in keys}
+        if len(settings) != 1:
+            out[task] = {"note": "the two files' rows use different text-metric settings"}
+            continue
+        (chosen,) = settings
+        out[task] = paired_text_report([a[k][0] for k in keys], [b[k][0] for k in keys], [a[k][1] for k in keys],
+                                       chosen, n_resamples=n_resamples, seed=seed)
+    return out
 
 
 def per_id_values(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[str, float]:
@@ -251,27 +328,39 @@ def per_id_values(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) ->
 
 def cmd_compare(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
-    pack = load_pack(args.pack)
+    pack = load_pack_from_args(args)
     check_scoring(pack)
+    check_html_options(args)
     with MathVerifier() as verifier:
-        a = per_id_values(*score_file(pack, source_input(args, pack, args.a), verifier=verifier))
-        b = per_id_values(*score_file(pack, source_input(args, pack, args.b), verifier=verifier))
+        scored_a = score_file(pack, source_input(args, pack, args.a), verifier=verifier)
+        scored_b = score_file(pack, source_input(args, pack, args.b), verifier=verifier)
+        if args.html:
+            write_compare_html(args.html, pack, [(args.a, *scored_a), (args.b, *scored_b)], args, verifier)
+    a, b = per_id_values(*scored_a), per_id_values(*scored_b)
+    texts = paired_text_sections(per_id_texts(*scored_a), per_id_texts(*scored_b),
+                                 n_resamples=args.bootstrap, seed=args.seed)
+    signature = pack.signature_for(
+        {str(out["task_type"]) for out in (*scored_a[0], *scored_b[0]) if out.get("task_type")})
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
     if not shared:
-        raise ValueError(f"{args.a} and {args.b} share no scorable ids")
+        raise UsageError(f"{args.a} and {args.b} share no scorable ids")
     result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
+    tests = paired_tests([a[k] for k in shared], [b[k] for k in shared], n_resamples=max(args.bootstrap, 1000) * 10,
+                         seed=args.seed)
     if args.format == "json":
         print(json.dumps({
             "a": args.a, "b": args.b, "shared": len(shared), "mean_a": mean_a, "mean_b": mean_b,
             "diff": result.diff, "low": result.low, "high": result.high, "p_b_le_a": result.p_b_le_a,
             "bootstrap": {"method": "paired percentile", "n_resamples": args.bootstrap, "seed": args.seed,
                           "confidence": 0.95},
+            "mcnemar": tests["mcnemar"], "permutation": tests["permutation"], "mdd": tests["mdd"],
+            "text_metrics": texts,
             "only_in_a": only_a, "only_in_b": only_b,
-            "pack": {"signature": pack.signature, "hash": pack.hash},
+            "pack": {"signature": signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2))
         return EXIT_OK
     print(f"A: {args.a}  mean {mean_a:.3f} over {len(shared)} shared ids")
@@ -279,13 +368,63 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"difference B − A: {result.diff:+.3f}  95% CI [{result.low:+.3f}, {result.high:+.3f}] "
           f"(paired percentile bootstrap, {args.bootstrap} resamples, seed {args.seed})")
     print(f"share of resamples with B ≤ A: {result.p_b_le_a:.3f}")
+    mc = tests["mcnemar"]
+    if mc["note"]:
+        print(f"McNemar: {mc['note']}")
+    else:
+        print(f"McNemar: only A right {mc['b']}, only B right {mc['c']}; exact p {mc['p_exact']:.4f}, "
+              f"χ² (continuity-corrected) {mc['statistic']:.3f}, p {mc['p_chi2']:.4f}")
+    perm = tests["permutation"]
+    print(f"paired permutation test: p {perm['p']:.4f} "
+          f"({'exact, ' if perm['exact'] else ''}{perm['n_permutations']} sign patterns, seed {args.seed})")
+    mdd = tests["mdd"]
+    print(f"minimum detectable difference with {len(shared)} paired items: {mdd['paired']:.3f} "
+          f"(two-sided 5 %, 80 % power; independent samples at mean A: {mdd['unpaired']:.3f})")
+    for task, block in texts.items():
+        if "note" in block:
+            print(f"text metrics, {task}: {block['note']}")
+            continue
+        print(f"text metrics, {task}: corpus-level B − A, paired bootstrap over sentences:")
+        for name, m in block.items():
+            digits = 2 if m["scale"] == 100 else 3
+            arrow = "" if m["higher_is_better"] else ", lower is better"
+            print(f"  {name:<9} A {m['a']:.{digits}f}  B {m['b']:.{digits}f}  B − A {m['diff']:+.{digits}f} "
+                  f"[{m['low']:+.{digits}f}, {m['high']:+.{digits}f}]  share B not better {m['p_b_not_better']:.3f}"
+                  f"  ({m['signature']}{arrow})")
     for label, keys in (("A", only_a), ("B", only_b)):
         if keys:
             shown = ", ".join(keys[:_LIST_IDS]) + (f", … ({len(keys) - _LIST_IDS} more)" if len(keys) > _LIST_IDS else "")
             print(f"ids only in {label} ({len(keys)}, left out): {shown}")
-    print(f"pack: {pack.signature}")
+    print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
+
+def paired_tests(a: Sequence[float], b: Sequence[float], *, n_resamples: int, seed: int) -> dict[str, Any]:
+    """McNemar (when every value is 0 or 1), a paired permutation test, and the minimum
+    detectable difference of this many paired items (from the observed second moment of the
+    per-item differences — the discordance rate for right/wrong items — shrunk toward 1/2 by
+    :func:`~scoring.pairwise.shrunk_rate`, so identical systems do not claim that every
+    difference is detectable)."""
+    binary = all(v in (0.0, 1.0) for v in (*a, *b))
+    if binary:
+        mc = mcnemar([v == 1.0 for v in a], [v == 1.0 for v in b])
+        mc_json: dict[str, Any] = {**mc._asdict(), "note": None}
+    else:
+        mc_json = {"note": "needs right/wrong items (per-id values of 0 or 1); these are graded"}
+    perm = paired_permutation(a, b, n_resamples=n_resamples, seed=seed)
+    n = len(a)
+    second = math.fsum((y - x) ** 2 for x, y in zip(a, b, strict=True)) / n
+    mean_a = math.fsum(a) / n
+    return {
+        "mcnemar": mc_json,
+        "permutation": {**perm._asdict(), "seed": seed},
+        "mdd": {
+            "paired": minimum_detectable_difference(n, discordance=shrunk_rate(min(1.0, second), n)),
+            "unpaired": minimum_detectable_difference(n, accuracy=shrunk_rate(min(1.0, max(0.0, mean_a)), n)),
+            "alpha": 0.05,
+            "power": 0.8,
+        },
+    }
 
 
 # --------------------------------------------------------------------------- audit
@@ -339,13 +478,28 @@ def _run_cv(values_by_run: Mapping[str, list[float]]) -> tuple[float | None, dic
 
 def cmd_audit(args: argparse.Namespace) -> int:
     if args.n < 0:
-        raise ValueError(f"--n must be non-negative, got {args.n}")
-    pack = load_pack(args.pack)
+        raise UsageError(f"--n must be non-negative, got {args.n}")
+    pack = load_pack_from_args(args)
     rows = read_jsonl(source_input(args, pack))
     outs = list(normalize_rows(pack, rows, progress=False))
-    color = use_color()
     changed = [i for i, out in enumerate(outs) if out.get("trace")]
     chosen = sorted(random.Random(args.seed).sample(changed, min(args.n, len(changed))))
+    cvs = run_cvs(pack, outs) if any(out.get("run") is not None for out in outs) else None
+    signature = pack.signature_for({str(out["task_type"]) for out in outs if out.get("task_type")})
+    if args.format == "json":
+        print(json.dumps({
+            "rows": len(outs), "changed": len(changed), "seed": args.seed,
+            "shown": [{
+                "line": rows[i].line, "id": outs[i].get("id"), "task": task_name(outs[i]),
+                "status": outs[i].get("status"), "answer": outs[i].get("answer"),
+                "rules": [f"{step['rule']}.v{step['version']}" for step in outs[i].get("trace", [])],
+                "raw": outs[i].get("output"), "normalized": outs[i].get("normalized"),
+            } for i in chosen],
+            "run_cv": cvs,
+            "pack": {"signature": signature, "hash": pack.hash},
+        }, ensure_ascii=False, indent=2, default=str))
+        return EXIT_OK
+    color = use_color()
     print(f"{len(changed)} of {len(outs)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed})")
     for i in chosen:
         out = outs[i]
@@ -363,15 +517,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if isinstance(raw, str) and isinstance(normalized, str):
             print("  changes:")
             print(_indent(mark_differences(raw, normalized, color=color)))
-    if any(out.get("run") is not None for out in outs):
-        _print_run_cvs(pack, outs)
+    if cvs is not None:
+        print()
+        print("run-to-run spread (coefficient of variation of per-run accuracy):")
+        for label, block in (("raw exact match", cvs["raw_exact"]), ("normalized score", cvs["normalized"])):
+            runs = ", ".join(f"{run}={value:.3f}" for run, value in sorted(block["runs"].items()))
+            shown = "-" if block["cv"] is None else f"{block['cv']:.4f}"
+            print(f"  {label:<17} CV {shown}  ({runs})" + (f"  {block['note']}" if block["note"] else ""))
     print()
-    print(f"pack: {pack.signature}")
+    print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
 
 
-def _print_run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> None:
+def run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per-run accuracy and its coefficient of variation, on raw exact match and on the score."""
     check_scoring(pack)
     raw_by_run: dict[str, list[float]] = {}
     norm_by_run: dict[str, list[float]] = {}
@@ -386,10 +546,8 @@ def _print_run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> None:
             score = score_detail(pack, out, verifier=verifier)
             if score.outcome in (SCORED, NO_ANSWER):
                 norm_by_run.setdefault(run, []).append(score.value)
-    print()
-    print("run-to-run spread (coefficient of variation of per-run accuracy):")
-    for label, by_run in (("raw exact match", raw_by_run), ("normalized score", norm_by_run)):
+    document: dict[str, Any] = {}
+    for key, by_run in (("raw_exact", raw_by_run), ("normalized", norm_by_run)):
         cv, means, note = _run_cv(by_run)
-        runs = ", ".join(f"{run}={value:.3f}" for run, value in sorted(means.items()))
-        shown = "-" if cv is None else f"{cv:.4f}"
-        print(f"  {label:<17} CV {shown}  ({runs})" + (f"  {note}" if note else ""))
+        document[key] = {"cv": cv, "runs": means, "note": note}
+    return document

@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from normalize.pack import canonical_json
 from normalize.row import Row
+from scoring._textsim import TextSettings
 from scoring.metrics import Score
 
 
@@ -30,6 +32,50 @@ class Item:
     id: str | None = None
     n_samples: int = 1
     tied: bool = False
+    #: For corpus-level text metrics: the hypothesis ("" when unparsed), references, settings.
+    hypothesis: str | None = None
+    references: tuple[str, ...] = ()
+    text: TextSettings | None = None
+    #: Every ranking metric of a ranking row.
+    ranking: Mapping[str, float] | None = None
+    #: A judge row's verdict and who was compared (see :class:`JudgeInfo`).
+    judge: JudgeInfo | None = None
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    """What a judge row says about models: a pairwise verdict on ``model_a`` vs ``model_b``
+    (``key`` pairs the two orders of one comparison) or a rating of ``model``."""
+
+    key: str
+    verdict: str | int | float | None
+    model_a: str | None = None
+    model_b: str | None = None
+    model: str | None = None
+    position_bias: str = "tie"
+    anchor: str | None = None
+    anchor_rating: float = 1000.0
+
+
+def judge_info(row: Mapping[str, Any], score: Score) -> JudgeInfo | None:
+    """The judge facts of a ``judge`` row, or None for other rows."""
+    if row.get("task_type") != "judge":
+        return None
+    raw_id = row.get("id")
+    key = f"{task_name(row)}/{'' if raw_id is None else canonical_json(raw_id)}"
+    if row.get("turn") is not None:
+        key += f"/turn={canonical_json(row['turn'])}"
+    answer = row.get("answer") if row.get("status") == "ok" else None
+    names = {f: row.get(f) if isinstance(row.get(f), str) and row.get(f) else None for f in ("model_a", "model_b", "model")}
+    config = score.config
+    return JudgeInfo(
+        key=key,
+        verdict=answer if isinstance(answer, (str, int, float)) and not isinstance(answer, bool) else None,
+        model_a=names["model_a"], model_b=names["model_b"], model=names["model"],
+        position_bias=config.position_bias if config else "tie",
+        anchor=config.anchor if config else None,
+        anchor_rating=config.anchor_rating if config else 1000.0,
+    )
 
 
 def option_count(row: Mapping[str, Any]) -> int | None:
@@ -64,4 +110,9 @@ def item_from_row(row: Mapping[str, Any], score: Score) -> Item:
         option_count=option_count(row),
         run=run_label(row),
         id=None if raw_id is None else str(raw_id),
+        hypothesis=score.texts[0] if score.texts else None,
+        references=score.texts[1] if score.texts else (),
+        text=score.config.text if score.texts and score.config else None,
+        ranking=score.ranking,
+        judge=judge_info(row, score),
     )

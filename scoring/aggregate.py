@@ -34,10 +34,14 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, replace
+from typing import Any, Final, cast
 
+from normalize import Result
+from normalize.errors import UsageError
 from normalize.pack import Pack, canonical_json
+from normalize.row import Row
+from normalize.status import Status
 from scoring._items import Item, option_count, run_label, task_name
 from scoring.metrics import (
     NO_ANSWER,
@@ -46,8 +50,9 @@ from scoring.metrics import (
     Score,
     canonicalize_json,
     parse_number,
-    score_detail,
+    score_result,
 )
+from scoring.metrics._rows import row_task_type
 from scoring.stats import pass_at_k
 
 __all__ = ["AGGREGATES", "SampleAggregator", "VoteResult", "aggregate_rows", "answer_key", "group_samples", "slim_row",
@@ -126,8 +131,14 @@ def group_samples(rows: Sequence[Mapping[str, Any]]) -> list[list[int]]:
     return list(groups.values())
 
 
-def _answer(row: Mapping[str, Any]) -> Any:
-    return row.get("answer") if row.get("status") == "ok" else None
+def _voted(pack: Pack, first: Mapping[str, Any], answer: Any, status: str) -> Result | None:
+    """The item's result after the vote: the first sample's task and type, the winning answer."""
+    kind = row_task_type(pack, first)
+    if kind is None:
+        return None
+    task = first.get("task")
+    return Result(raw=None, text=None, status=cast(Status, status), reason=None, trace=(),
+                  task=task if isinstance(task, str) else kind, task_type=kind, answer=answer)
 
 
 def _common_status(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -196,9 +207,9 @@ class SampleAggregator:
 
     def __init__(self, pack: Pack, mode: str, *, k: int | None = None) -> None:
         if mode not in AGGREGATES:
-            raise ValueError(f"unknown aggregate {mode!r}; choose one of {', '.join(AGGREGATES)}")
+            raise UsageError(f"unknown aggregate {mode!r}; choose one of {', '.join(AGGREGATES)}")
         if mode == "pass@k" and (k is None or isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise ValueError(f"pass@k needs a positive integer k, got {k!r}")
+            raise UsageError(f"pass@k needs a positive integer k, got {k!r}")
         self.pack, self.mode = pack, mode
         self.draws = k if isinstance(k, int) else 0
         self.groups: dict[Any, list[tuple[dict[str, Any], Score]]] = {}
@@ -222,10 +233,15 @@ class SampleAggregator:
             return _item(members, _common_status(members), first.outcome, 0.0, first.metric)
         if self.mode == "vote":
             kind = members[0].get("task_type")
-            result = vote([_answer(r) for r in members], kind if isinstance(kind, str) else None)
+            result = vote([m.answer for m in marks], kind if isinstance(kind, str) else None)
             status = "ok" if result.answer is not None else _common_status(members)
-            voted = {**members[0], "answer": result.answer, "status": status}
-            verdict = score_detail(self.pack, voted, verifier=verifier)
+            first_row = Row.from_mapping(members[0])
+            task = members[0].get("task")
+            if isinstance(task, str) and first_row.task is None:
+                first_row = replace(first_row, task=task)  # an empty task name keeps its (empty) scoring entry
+            # the winner is scored as (Row, Result) from the typed answers of the scores
+            verdict = score_result(self.pack, first_row, _voted(self.pack, members[0], result.answer, status),
+                                   verifier=verifier)
             return _item(members, status, verdict.outcome, verdict.value, verdict.metric, result.tied)
         scored = [m for m in marks if m.outcome == SCORED]
         outcome = SCORED if scored else NO_ANSWER
@@ -239,7 +255,7 @@ class SampleAggregator:
             value = float(statistics.median(values))
         else:
             if self.draws > len(members):
-                raise ValueError(f"pass@{self.draws} needs at least {self.draws} samples, "
+                raise UsageError(f"pass@{self.draws} needs at least {self.draws} samples, "
                                  f"but item {members[0].get('id')!r} has {len(members)}")
             value = pass_at_k(len(members), sum(1 for m in marks if m.correct), self.draws)
         return _item(members, status, outcome, value if scored else 0.0, first.metric)

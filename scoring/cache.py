@@ -51,6 +51,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from normalize.errors import UsageError
+
 #: Bumped whenever a table changes; a file with another version is refused.
 SCHEMA_VERSION = 1
 
@@ -111,10 +113,10 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class CacheError(ValueError):
+class CacheError(UsageError):
     """The cache file cannot be used: corrupt, read-only, locked past the timeout, or foreign.
 
-    A ``ValueError``, so the command line reports it in one line with exit 2.
+    A :class:`~normalize.errors.UsageError` (a ``ValueError``), so the command line reports it in one line with exit 2.
     """
 
 
@@ -143,14 +145,14 @@ def _sqlite_errors(path: Path) -> Iterator[None]:
 
 def _check_number(name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise UsageError(f"{name} must be a number, got {value!r}")
     if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise UsageError(f"{name} must be finite, got {value!r}")
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise UsageError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -185,20 +187,20 @@ class GenerationKey:
     def __post_init__(self) -> None:
         for name in ("model_id", "revision", "prompt", "dtype", "backend"):
             if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
+                raise UsageError(f"{name} must be a string, got {getattr(self, name)!r}")
         _check_number("temperature", self.temperature)
         _check_number("top_p", self.top_p)
         if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature!r}")
+            raise UsageError(f"temperature must be >= 0, got {self.temperature!r}")
         if not 0 < self.top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p!r}")
+            raise UsageError(f"top_p must be in (0, 1], got {self.top_p!r}")
         _check_int("top_k", self.top_k, 0)
         _check_int("max_new_tokens", self.max_new_tokens, 0)
         _check_int("sample_index", self.sample_index, 0)
         if self.seed is not None:
             _check_int("seed", self.seed, 0)
         if isinstance(self.stop, str) or not all(isinstance(s, str) and s for s in self.stop):
-            raise ValueError(f"stop must be a tuple of non-empty strings, got {self.stop!r}")
+            raise UsageError(f"stop must be a tuple of non-empty strings, got {self.stop!r}")
         object.__setattr__(self, "stop", tuple(self.stop))
 
     @property
@@ -261,7 +263,7 @@ class LoglikKey:
     def __post_init__(self) -> None:
         for name in ("model_id", "revision", "context", "continuation", "dtype", "mode", "backend"):
             if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name} must be a string, got {getattr(self, name)!r}")
+                raise UsageError(f"{name} must be a string, got {getattr(self, name)!r}")
         _check_int("max_length", self.max_length, 0)
 
     def params(self) -> dict[str, Any]:
@@ -325,7 +327,7 @@ def model_revision(model_dir: str | Path) -> str:
     """
     root = Path(model_dir)
     if not root.is_dir():
-        raise ValueError(f"model directory not found: {model_dir}")
+        raise UsageError(f"model directory not found: {model_dir}")
     resolved = root.resolve()
     name = resolved.name
     if resolved.parent.name == "snapshots" and len(name) == 40 and all(c in "0123456789abcdef" for c in name):
@@ -377,7 +379,7 @@ class Cache:
 
     def __init__(self, path: str | Path, *, timeout: float = BUSY_TIMEOUT_S) -> None:
         if str(path) in ("", ":memory:"):
-            raise ValueError(f"the cache needs a file path, got {str(path)!r}")
+            raise UsageError(f"the cache needs a file path, got {str(path)!r}")
         self.path = Path(path)
         if self.path.is_dir():
             raise CacheError(f"cache path is a directory: {path}")

@@ -15,7 +15,18 @@ For each task, each task type and overall, a report gives:
   the chance-adjusted interval is the A_strict interval mapped through the same linear map);
 * with rows carrying ``run``: A_strict per run and their coefficient of variation, flagged when
   above the threshold;
-* the pack name, signature and full hash beside every group.
+* the pack name, signature and full hash beside every group;
+* ``mdd``: the minimum detectable difference of a benchmark of this many scorable items at this
+  A_strict (two independent systems, two-sided 5 %, 80 % power; the rate shrunk toward 1/2 by
+  :func:`scoring.pairwise.shrunk_rate`, so a perfect score on few items claims nothing; see
+  :func:`scoring.pairwise.minimum_detectable_difference`); above 1, no difference is detectable;
+* ``text_metrics`` (rows whose task sets ``text_metrics``): each metric at corpus and sentence
+  level with bootstrap intervals and its signature; unparsed rows count as empty text;
+* ``ranking`` (ranking rows): mean RR, AP, nDCG@k, Recall@k, Hit@k with intervals;
+* ``pairwise`` (judge rows with ``model_a``/``model_b``): position bias, win rates with ties,
+  Bradley–Terry ratings on an Elo scale with bootstrap intervals and the anchor model;
+  ``ratings`` (judge rows with ``model`` and a rating): mean rating per model with intervals.
+
 
 Scores are means of each item's ``value`` (1/0 for yes/no metrics, an F1 for F1 metrics).
 """
@@ -31,10 +42,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
+from normalize.errors import UsageError
 from normalize.pack import Pack
 from normalize.status import ALL_STATUSES
 from scoring._items import Item
+from scoring._ranking import RANKING_METRICS
+from scoring._textsim import TextSettings, text_metric_report
 from scoring.metrics import BAD_TARGET, NO_ANSWER, NO_TARGET, SCORED
+from scoring.pairwise import (
+    Judgment,
+    NotIdentifiable,
+    bt_bootstrap,
+    head_to_head,
+    minimum_detectable_difference,
+    ratings_by_model,
+    resolve_orders,
+    shrunk_rate,
+    win_rates,
+)
 from scoring.stats import (
     bootstrap_ci,
     chance_adjusted,
@@ -45,7 +70,8 @@ from scoring.stats import (
 __all__ = ["DEFAULT_CV_THRESHOLD", "FORMATS", "ReportBuilder", "build_report", "render", "render_json", "render_markdown", "render_table"]
 
 DEFAULT_CV_THRESHOLD: Final = 0.05
-FORMATS: Final = ("table", "markdown", "json")
+#: ``text`` (the CLI convention's name) and ``table`` are the same aligned table.
+FORMATS: Final = ("text", "table", "markdown", "json")
 #: Aggregates under which an item's value is still "one answer, right or wrong" (chance applies).
 _SINGLE_ANSWER_MODES: Final = (None, "vote")
 
@@ -57,6 +83,20 @@ class _Intervals:
     def __init__(self, n_resamples: int, seed: int, confidence: float) -> None:
         self.n_resamples, self.seed, self.confidence = n_resamples, seed, confidence
         self._done: dict[tuple[int, bytes], dict[str, Any]] = {}
+        self._text: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._pairs: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def text(self, settings: TextSettings, hyps: tuple[str, ...], refs: tuple[tuple[str, ...], ...]) -> dict[str, Any]:
+        key = (settings, hyps, refs)
+        if key not in self._text:
+            self._text[key] = text_metric_report(hyps, refs, settings, n_resamples=self.n_resamples,
+                                                 seed=self.seed, confidence=self.confidence)
+        return self._text[key]
+
+    def pairwise(self, judges: tuple[Any, ...]) -> dict[str, Any]:
+        if judges not in self._pairs:
+            self._pairs[judges] = _pairwise_block(judges, self.n_resamples, self.seed, self.confidence)
+        return self._pairs[judges]
 
     def __call__(self, values: Sequence[float]) -> dict[str, Any] | None:
         if not values:
@@ -120,8 +160,17 @@ class _Group:
         self.runs: dict[str, _ExactSum] = {}
         self.run_labels: set[str] = set()
         self.unlabeled = 0
+        #: Items with text-metric, ranking or judge facts: a corpus statistic needs the texts, a
+        #: position-bias check both orders of a pair (other items keep no per-item record here).
+        self.sections: list[Item] = []
 
-    def add(self, item: Item) -> None:
+    def add_sections(self, item: Item) -> None:
+        if item.text is not None or item.ranking is not None or item.judge is not None:
+            self.sections.append(item)
+
+    def add(self, item: Item, *, sections: bool = True) -> None:
+        if sections:
+            self.add_sections(item)
         self.n += 1
         self.n_samples += item.n_samples
         self.statuses[item.status] += 1
@@ -181,6 +230,11 @@ class _Group:
             self._add_chance(stats, scorable, interval)
         if self.run_labels:
             stats["runs"] = self._run_spread(cv_threshold)
+        strict = stats["a_strict"]
+        stats["mdd"] = (minimum_detectable_difference(
+            len(scorable), accuracy=shrunk_rate(min(1.0, max(0.0, strict["value"])), len(scorable)))
+            if strict is not None else None)
+        _add_sections(stats, self.sections, interval)
         return stats
 
     def _add_chance(self, stats: dict[str, Any], scorable: list[float], interval: _Intervals) -> None:
@@ -218,6 +272,74 @@ class _Group:
         }
 
 
+def _add_sections(stats: dict[str, Any], items: Sequence[Item], interval: _Intervals) -> None:
+    scorable = [item for item in items if item.outcome in (SCORED, NO_ANSWER)]
+    stats["text_metrics"] = _text_block(scorable, interval)
+    stats["ranking"] = _ranking_block(scorable, interval)
+    judges = tuple(item.judge for item in items if item.judge is not None)
+    stats["pairwise"] = interval.pairwise(judges) if judges else None
+
+
+def _text_block(scorable: Sequence[Item], interval: _Intervals) -> dict[str, Any] | None:
+    texts = [item for item in scorable if item.text is not None and item.hypothesis is not None]
+    if not texts:
+        return None
+    settings = {item.text for item in texts}
+    if len(settings) > 1:
+        return {"note": "tasks with different text-metric settings: see each task's group"}
+    (chosen,) = settings
+    if chosen is None:
+        return None
+    hyps = tuple(item.hypothesis or "" for item in texts)
+    refs = tuple(item.references for item in texts)
+    return {"metrics": interval.text(chosen, hyps, refs), "n": len(texts),
+            "unparsed_as_empty": sum(1 for item in texts if item.outcome == NO_ANSWER)}
+
+
+def _ranking_block(scorable: Sequence[Item], interval: _Intervals) -> dict[str, Any] | None:
+    ranked = [item for item in scorable if item.ranking is not None]
+    if not ranked:
+        return None
+    return {name: interval([float(item.ranking[name]) for item in ranked if item.ranking is not None])
+            for name in RANKING_METRICS} | {"n": len(ranked)}
+
+
+def _pairwise_block(judges: Sequence[Any], n_resamples: int, seed: int, confidence: float) -> dict[str, Any]:
+    settings = {(j.position_bias, j.anchor, j.anchor_rating) for j in judges}
+    out: dict[str, Any] = {"note": None, "position_bias": None, "win_rates": None, "head_to_head": None,
+                           "bradley_terry": None, "ratings": None}
+    if len(settings) > 1:
+        out["note"] = "tasks with different pairwise settings: see each task's group"
+        return out
+    ((policy, anchor, anchor_rating),) = settings
+    pairs = [j for j in judges if j.model_a is not None and j.model_b is not None and j.model_a != j.model_b]
+    odd = sum(1 for j in judges if (j.model_a is None) != (j.model_b is None)
+              or (j.model_a is not None and j.model_a == j.model_b))
+    if odd:
+        out["note"] = (f"{odd} judge rows left out of the pairwise comparison: they name one of model_a/model_b "
+                       "only, or the same model twice")
+    if pairs:
+        verdicts = [Judgment(j.key, j.model_a, j.model_b, j.verdict if isinstance(j.verdict, str) else None)
+                    for j in pairs]
+        resolved = resolve_orders(verdicts, policy)
+        out["position_bias"] = resolved.to_json()
+        if resolved.battles:
+            out["win_rates"] = win_rates(resolved.battles)
+            out["head_to_head"] = head_to_head(resolved.battles)
+            try:
+                out["bradley_terry"] = bt_bootstrap(resolved.battles, anchor=anchor, anchor_rating=anchor_rating,
+                                                    n_resamples=n_resamples, seed=seed, confidence=confidence)
+            except (NotIdentifiable, ValueError) as exc:
+                out["note"] = "; ".join(filter(None, [out["note"], f"no Bradley–Terry ratings: {exc}"]))
+    rated: dict[str, list[float]] = {}
+    for j in judges:
+        if j.model is not None and isinstance(j.verdict, (int, float)) and not isinstance(j.verdict, bool):
+            rated.setdefault(j.model, []).append(float(j.verdict))
+    if rated:
+        out["ratings"] = ratings_by_model(rated, n_resamples=n_resamples, seed=seed, confidence=confidence)
+    return out
+
+
 class ReportBuilder:
     """A report built from running totals: :meth:`add` items one at a time, then :meth:`build`.
 
@@ -229,8 +351,9 @@ class ReportBuilder:
         self.by_task: dict[str, _Group] = {}
         self.by_type: dict[str, _Group] = {}
         self.overall = _Group()
+        self.row_sections = False
 
-    def add(self, item: Item) -> None:
+    def _groups(self, item: Item) -> tuple[_Group, _Group, _Group]:
         task = self.by_task.get(item.task)
         if task is None:
             task = self.by_task[item.task] = _Group()
@@ -238,9 +361,19 @@ class ReportBuilder:
         kind = self.by_type.get(kind_name)
         if kind is None:
             kind = self.by_type[kind_name] = _Group()
-        task.add(item)
-        kind.add(item)
-        self.overall.add(item)
+        return task, kind, self.overall
+
+    def add(self, item: Item) -> None:
+        """Count one item (a row, or an aggregate of samples) in its task, type and overall."""
+        for group in self._groups(item):
+            group.add(item, sections=not self.row_sections)
+
+    def add_sections(self, item: Item) -> None:
+        """With aggregated samples: a row's text, ranking or judge facts for the report sections
+        (once this is called, the sections come from such rows only, not from aggregates)."""
+        self.row_sections = True
+        for group in self._groups(item):
+            group.add_sections(item)
 
     def build(
         self,
@@ -256,7 +389,7 @@ class ReportBuilder:
         """The report as plain JSON data: groups per task, per task type, and overall (see :func:`build_report`)."""
         if isinstance(cv_threshold, bool) or not isinstance(cv_threshold, (int, float)) or not (
                 math.isfinite(cv_threshold) and cv_threshold >= 0):
-            raise ValueError(f"the CV threshold must be a non-negative number, got {cv_threshold!r}")
+            raise UsageError(f"the CV threshold must be a non-negative number, got {cv_threshold!r}")
         interval = _Intervals(n_resamples, seed, confidence)
 
         def stats(name: str, level: str, group: _Group) -> dict[str, Any]:
@@ -266,11 +399,11 @@ class ReportBuilder:
         groups.extend(stats(name, "task", group) for name, group in self.by_task.items())
         groups.extend(stats(name, "task_type", group) for name, group in sorted(self.by_type.items()))
         groups.append(stats("overall", "overall", self.overall))
-        for group in groups:
-            group["pack_signature"] = pack.signature
+        for group in groups:  # only the chains that scored the group's items, plus the short hash
+            group["pack_signature"] = pack.signature_for(group["task_types"])
             group["pack_hash"] = pack.hash
         return {
-            "pack": {"name": pack.name, "signature": pack.signature, "hash": pack.hash},
+            "pack": {"name": pack.name, "signature": pack.signature_for(self.overall.types), "hash": pack.hash},
             "aggregate": {"mode": aggregate, "k": k} if aggregate else None,
             "bootstrap": {"method": "percentile", "n_resamples": n_resamples, "seed": seed, "confidence": confidence},
             "cv_threshold": float(cv_threshold),
@@ -289,13 +422,18 @@ def build_report(
     seed: int = 0,
     confidence: float = 0.95,
     cv_threshold: float = DEFAULT_CV_THRESHOLD,
+    row_items: Iterable[Item] | None = None,
 ) -> dict[str, Any]:
     """The report as plain JSON data: groups per task, per task type, and overall.
 
     ``aggregate`` names how samples were combined (None: one row is one item); chance
     baselines are given only when each item's value is one answer (no aggregate, or ``vote``).
+    ``row_items`` (one per row, before aggregation) feed the text-metric, ranking and pairwise
+    sections when samples were aggregated.
     """
     builder = ReportBuilder()
+    for row in row_items or ():
+        builder.add_sections(row)
     for item in items:
         builder.add(item)
     return builder.build(pack, aggregate=aggregate, k=k, n_resamples=n_resamples, seed=seed,
@@ -348,12 +486,104 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
             line += f"; metric {', '.join(group['metrics'])}"
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
+        if group.get("mdd") is not None:
+            line += f"; MDD {group['mdd']:.3f}" if group["mdd"] <= 1 else "; MDD >1 (too few items to detect any difference)"
         if group["runs"]:
             runs = group["runs"]
             line += "; runs " + ", ".join(f"{k}={v:.3f}" for k, v in runs["a_strict"].items())
             if runs["note"]:
                 line += f" ({runs['note']})"
         lines.append(line)
+    return lines
+
+
+def _label(group: Mapping[str, Any]) -> str:
+    return group["name"] if group["level"] != "task_type" else f"type:{group['name']}"
+
+
+def _deduped(report: Mapping[str, Any], key: str) -> list[tuple[str, Any]]:
+    """(labels, block) for each distinct non-empty block under ``key``, groups sharing it named together."""
+    seen: dict[str, tuple[list[str], Any]] = {}
+    for group in report["groups"]:
+        block = group.get(key)
+        if not block:
+            continue
+        text = json.dumps(block, sort_keys=True, ensure_ascii=False)
+        seen.setdefault(text, ([], block))[0].append(_label(group))
+    return [(", ".join(labels), block) for labels, block in seen.values()]
+
+
+def _fmt(value: float | None, scale: int = 1) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if scale == 100 else f"{value:.3f}"
+
+
+def _whole(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def _metric_lines(report: Mapping[str, Any]) -> list[str]:
+    """The text-metric, ranking and pairwise sections under the main table."""
+    lines: list[str] = []
+    texts = _deduped(report, "text_metrics")
+    if texts:
+        lines += ["", "text metrics: corpus [CI] | sentence mean [CI] | library signature | our signature's hash "
+                      "(the JSON report spells it out; unparsed rows scored as empty text)"]
+        for labels, block in texts:
+            if "note" in block:
+                lines.append(f"  {labels}: {block['note']}")
+                continue
+            metrics = block["metrics"]
+            lines.append(f"  {labels} (n={block['n']}, unparsed {block['unparsed_as_empty']}):")
+            for name, m in metrics.items():
+                c, t, sc = m["corpus"], m["sentence"], m["scale"]
+                arrow = "" if m["higher_is_better"] else " (lower is better)"
+                lines.append(f"    {name:<9} {_fmt(c['value'], sc)} [{_fmt(c['low'], sc)}, {_fmt(c['high'], sc)}]"
+                             f" | {_fmt(t['value'], sc)} [{_fmt(t['low'], sc)}, {_fmt(t['high'], sc)}]"
+                             f" | {m['signature']} | ours {m['ours_hash']}{arrow}")
+    ranks = _deduped(report, "ranking")
+    if ranks:
+        lines += ["", "ranking metrics: mean [CI]"]
+        for labels, block in ranks:
+            cells = [f"{name} {_ci(block[name])}" for name in RANKING_METRICS]
+            lines.append(f"  {labels} (n={block['n']}): " + "  ".join(cells))
+    pairs = _deduped(report, "pairwise")
+    if pairs:
+        lines += ["", "pairwise judge verdicts:"]
+        for labels, block in pairs:
+            lines.append(f"  {labels}:")
+            bias = block["position_bias"]
+            if bias:
+                share = "-" if bias["inconsistent_share"] is None else f"{bias['inconsistent_share']:.3f}"
+                first = "-" if bias["first_position_win_share"] is None else f"{bias['first_position_win_share']:.3f}"
+                lines.append(f"    position bias: {bias['pairs_both_orders']} pairs judged in both orders, "
+                             f"{bias['inconsistent']} inconsistent (share {share}; policy: {bias['policy']}); "
+                             f"first position wins {first} of decisive verdicts; {bias['single_order']} judged in "
+                             f"one order; {bias['unparsed']} without a verdict; {bias['battles']} battles scored")
+            if block["note"]:
+                lines.append(f"    {block['note']}")
+            bt = block["bradley_terry"]
+            rates = block["win_rates"] or {}
+            if rates:
+                ratings = bt["ratings"] if bt else {}
+                order = sorted(rates, key=lambda m: -(ratings[m]["value"] if m in ratings else rates[m]["win_rate"]))
+                lines.append(f"    {'model':<20} {'rating [CI]':>24} {'W-L-T':>10} {'win rate':>9}")
+                for model in order:
+                    r = rates[model]
+                    rating = ratings.get(model)
+                    cell = "-" if rating is None else (
+                        f"{rating['value']:.0f} [{_whole(rating['low'])}, {_whole(rating['high'])}]")
+                    wlt = f"{r['wins']}-{r['losses']}-{r['ties']}"
+                    lines.append(f"    {model:<20} {cell:>24} {wlt:>10} {r['win_rate']:>9.3f}")
+                if bt:
+                    lines.append(f"    Bradley–Terry (maximum likelihood, ties half a win), Elo scale: "
+                                 f"anchor {bt['anchor']} = {bt['anchor_rating']:g}; {bt['n_valid']} of "
+                                 f"{bt['n_resamples']} bootstrap resamples had an estimate")
+            if block["ratings"]:
+                cells = [f"{m} {v['value']:.2f} [{v['low']:.2f}, {v['high']:.2f}] (n={v['n']})"
+                         for m, v in block["ratings"].items()]
+                lines.append("    mean rating: " + "; ".join(cells))
     return lines
 
 
@@ -385,6 +615,7 @@ def render_table(report: Mapping[str, Any], *, color: bool = False) -> str:
         elif color and index == 0:
             text = f"\033[1m{text}\033[0m"
         lines.append(text.rstrip())
+    lines.extend(_metric_lines(report))
     lines.append("")
     lines.extend(_notes(report))
     lines.append(f"every score above: {report['pack']['hash']}")
@@ -404,6 +635,12 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     for group in report["groups"]:
         cells = [*_cells(group), f"`{group['pack_hash']}`"]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    extra = _metric_lines(report)
+    if extra:
+        lines.append("")
+        lines.append("```")
+        lines.extend(line for line in extra if line)
+        lines.append("```")
     lines.append("")
     lines.extend(f"- {line}" for line in _notes(report))
     if report["flagged"]:
@@ -417,11 +654,11 @@ def render_json(report: Mapping[str, Any]) -> str:
 
 
 def render(report: Mapping[str, Any], fmt: str, *, color: bool = False) -> str:
-    """Render in ``table``, ``markdown`` or ``json``."""
-    if fmt == "table":
+    """Render in ``text`` (= ``table``), ``markdown`` or ``json``."""
+    if fmt in ("text", "table"):
         return render_table(report, color=color)
     if fmt == "markdown":
         return render_markdown(report)
     if fmt == "json":
         return render_json(report)
-    raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    raise UsageError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -157,16 +157,25 @@ def test_format_json_is_valid_json_for_each_normalize_command(
     assert json.loads(capsys.readouterr().out)["exit_code"] == 0
 
 
+@pytest.mark.parametrize("exc", [KeyError("boom"), ValueError("boom")])
 def test_an_unexpected_exception_is_a_bug_report_with_exit_3(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    exc: Exception, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(*_: object, **__: object) -> None:
-        raise KeyError("boom")
+    """A plain ValueError is a bug too: user-input errors raise UsageError (exit 2)."""
 
-    monkeypatch.setattr("normalize._cli_core.load_pack", broken)
+    def broken(*_: object, **__: object) -> None:
+        raise exc
+
+    monkeypatch.setattr("normalize._cli_core.load_pack_from_args", broken)
     assert main(["hash"]) == 3
     err = capsys.readouterr().err
-    assert "KeyError: 'boom'" in err and "this is a bug" in err and "usage" in err
+    assert f"{type(exc).__name__}: " in err and "this is a bug" in err and "usage" in err
+
+
+def test_a_user_error_exits_2_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "--task", "gsm8kk", "42"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown task 'gsm8kk'" in err and "did you mean 'gsm8k'" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize(

@@ -136,16 +136,13 @@ def test_same_output_and_hash_in_a_fresh_process_with_another_hash_seed() -> Non
 
 
 # --------------------------------------------------------------------------- pinned hashes
-# An accidental change to the shipped packs' output fails here.  When a change is intended:
-# bump the versions of the rules whose behaviour changed, update these pins, and add an
+# An accidental change to the shipped packs' output fails here.  The pins live in one data
+# file, rules/samples/_recorded.json, which `normalize check --update` rewrites (with the
+# golden samples, after review).  When a change is intended: bump the versions of the rules
+# whose behaviour changed, run `normalize check --update`, review the diff, and add an
 # "Output change:" entry to CHANGELOG.md.
 
-#: sha256 of the resolved shipped pack without the Unicode version (same on every Python).
-PINNED_CONTENT_HASH = "06bdcc21fbd997e797cfb20e365c1653493ba17b76fb25aecc41f107cac0f7c2"
-#: The full hash, by the Unicode version of the Python that computes it.
-PINNED_FULL_HASH = {
-    "14.0.0": "sha256:1965062c3d0651a530af5164f66501a6850fbda0204e913c8fd300086621e56b",
-}
+PINS = json.loads((Path(__file__).resolve().parent.parent / "rules" / "samples" / "_recorded.json").read_text("utf-8"))
 
 
 def test_shipped_pack_content_hash_is_pinned() -> None:
@@ -155,17 +152,31 @@ def test_shipped_pack_content_hash_is_pinned() -> None:
 
     resolved = load_pack().resolved()
     resolved.pop("unicode")
-    assert hashlib.sha256(canonical_json(resolved).encode("utf-8")).hexdigest() == PINNED_CONTENT_HASH
+    assert hashlib.sha256(canonical_json(resolved).encode("utf-8")).hexdigest() == PINS["content_hash"]
 
 
 def test_shipped_pack_full_hash_is_pinned_for_this_unicode_version() -> None:
     import unicodedata
 
     pack = load_pack()
-    expected = PINNED_FULL_HASH.get(unicodedata.unidata_version)
+    expected = PINS["hashes"].get(unicodedata.unidata_version)
     if expected is None:  # another Python: the hash must still follow from the pinned content
-        resolved = pack.resolved()
-        assert resolved["unicode"] == unicodedata.unidata_version
-        assert pack.hash != PINNED_FULL_HASH["14.0.0"]
+        assert pack.resolved()["unicode"] == unicodedata.unidata_version
+        assert pack.hash not in PINS["hashes"].values()
     else:
         assert pack.hash == expected
+
+
+def test_the_pins_are_the_resolved_pack_they_were_computed_from() -> None:
+    resolved = load_pack().resolved()
+    resolved.pop("unicode")
+    recorded = dict(PINS["resolved"])
+    recorded.pop("unicode")
+    assert recorded == json.loads(json.dumps(resolved))
+
+
+def test_golden_rows_do_not_each_store_the_pack_hash() -> None:
+    folder = Path(__file__).resolve().parent.parent / "rules" / "samples"
+    for path in folder.glob("*.jsonl"):
+        for line in path.read_text("utf-8").splitlines():
+            assert "rules_hash" not in json.loads(line), path

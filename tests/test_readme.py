@@ -31,3 +31,31 @@ def test_readme_states_the_two_commands_that_ci_runs() -> None:
     assert "normalize score examples/predictions.jsonl" in README
     test_command = re.search(r"&& (python -m pytest[^\n`]*)", README)
     assert test_command is not None and test_command.group(1).strip() in ci
+
+
+def _yaml_blocks() -> list[str]:
+    return re.findall(r"```yaml\n(.*?)```", README, re.S)
+
+
+def test_the_pack_example_keeps_contradiction_detection(tmp_path: Path) -> None:
+    """A pack copied from the README must not lose what the shipped pack guarantees."""
+    from normalize import load_pack
+
+    block = next(b for b in _yaml_blocks() if b.startswith("name: my-pack"))
+    (tmp_path / "my_pack.yaml").write_text(block, encoding="utf-8")
+    pack = load_pack(tmp_path / "my_pack.yaml")
+    for text in ("The answer is A or B", "The answer is A. … the answer is C."):
+        assert pack.run(text, "my_quiz", options=4).status == "contradictory", text
+    assert pack.run("The answer is (B).", "my_quiz", options=4).answer == "B"
+
+
+def test_the_extending_pack_example_runs_as_shown(tmp_path: Path) -> None:
+    from normalize import load_pack
+
+    block = next(b for b in _yaml_blocks() if "extends: shipped:default" in b)
+    (tmp_path / "fact_check.yaml").write_text(block, encoding="utf-8")
+    pack = load_pack(tmp_path / "fact_check.yaml")
+    result = pack.run("Checked.\nVerdict: Supported", "fact_check")
+    assert (result.answer, result.status) == ("Supported", "ok")
+    assert 'answer: "Supported"  status: ok' in README
+    assert pack.task_types["math"] == load_pack().task_types["math"]  # the rest is inherited

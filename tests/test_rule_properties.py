@@ -88,6 +88,7 @@ def specs_for(name: str) -> tuple[RuleSpec, ...]:
 #: Extract-stage params that ask the rule to reject text: (rule, param, value) -> the status.
 REJECTING_PARAMS: dict[tuple[str, str, str], Status] = {
     ("extract_answer_marker", "conflict", "contradictory"): "contradictory",
+    ("extract_code_block", "alternatives", "contradictory"): "contradictory",
     ("extract_json_block", "alternatives", "contradictory"): "contradictory",
 }
 

@@ -74,7 +74,9 @@ def test_report_reproduces_strict_and_fallback_numbers(tmp_path: Path, pack_file
         assert block["low"] <= block["value"] <= block["high"]
     assert report["bootstrap"] == {"method": "percentile", "n_resamples": 200, "seed": 3, "confidence": 0.95}
     assert overall["pack_hash"] == load_pack(pack_file).hash
-    assert overall["pack_signature"] == load_pack(pack_file).signature
+    # beside a score: only the chains scored, plus the short hash (not every chain of the pack)
+    assert overall["pack_signature"] == load_pack(pack_file).signature_for(overall["task_types"])
+    assert overall["pack_signature"].endswith(f"|hash:{load_pack(pack_file).short_hash}")
 
 
 def test_report_chance_baseline_for_mixed_option_counts(pack_file: Path) -> None:
@@ -230,3 +232,46 @@ def test_audit_shows_changed_rows_and_run_spread(tmp_path: Path, pack_file: Path
     assert "normalized score  CV 0.0000" in first
     assert main(["audit", "--pack", str(pack_file), str(src), "--n", "1", "--seed", "0"]) == 0
     assert capsys.readouterr().out == first  # the sample is seeded
+
+
+def test_the_signature_beside_a_score_lists_only_the_chains_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The full signature of the shipped pack is over 1,000 characters; a gsm8k score needs one chain."""
+    from scoring.cli import main as cli_main
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": 1, "task": "gsm8k", "output": "#### 72", "target": "72"}) + "\n", encoding="utf-8")
+    assert cli_main(["score", str(rows), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    pack = load_pack()
+    signature = report["pack"]["signature"]
+    assert signature == pack.signature_for(["math"]) and "|math:[" in signature
+    assert "multiple_choice" not in signature and signature.endswith(f"|hash:{pack.short_hash}")
+    assert len(signature) < 400 < len(pack.signature)
+
+
+def test_typed_scoring_equals_scoring_the_output_dicts(tmp_path: Path) -> None:
+    """score_file scores (Row, Result) pairs; the dict edge (score_detail) must agree row by row."""
+    from normalize.jsonl import read_jsonl
+    from normalize.rows import normalize_rows_typed
+    from scoring.metrics import MathVerifier, score_detail, score_result
+
+    extra = tmp_path / "bad.jsonl"
+    extra.write_text("\n".join([
+        "not json",
+        json.dumps({"id": 1, "task": "gsm8k", "output": 5, "target": "5"}),       # invalid, known task
+        json.dumps({"id": 2, "task": "nope", "output": "5", "target": "5"}),      # unknown task
+        json.dumps({"id": 3, "task": "", "output": "5", "target": "5"}),          # empty task
+        json.dumps({"id": 4, "task": "mmlu", "output": "B", "options": "x", "target": "B"}),  # bad options
+        json.dumps({"id": 5, "task": "gsm8k", "output": "#### \\frac{1}{2}", "target": "0.5"}),
+    ]) + "\n", encoding="utf-8")
+    pack = load_pack()
+    root = Path(__file__).resolve().parent.parent / "examples"
+    with MathVerifier() as verifier:
+        for path in [*sorted(root.glob("*.jsonl")), extra]:
+            for n in normalize_rows_typed(pack, read_jsonl(path)):
+                typed = score_result(pack, n.row, n.result, verifier=verifier)
+                assert typed == score_detail(pack, n.out, verifier=verifier), (path, n.out)
+                if typed.outcome == "scored":
+                    assert typed.answer == n.out["answer"]

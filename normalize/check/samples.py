@@ -1,8 +1,10 @@
 """Golden samples for ``normalize check``: reading, validating and rewriting them.
 
 A samples folder holds ``<task_type>.jsonl`` (raw outputs with their recorded result),
-``opt_in.jsonl`` (one row per rule that no chain of the pack uses) and ``_recorded.json`` (the
-resolved pack the samples were recorded with).  Every malformed row raises
+``opt_in.jsonl`` (one row per rule that no chain of the pack uses) and ``_recorded.json``, the one
+file of pins: the pack's hash (per Unicode version) and content hash, and the resolved pack the
+samples were recorded with.  Sample rows do not each carry the hash, so adding a rule rewrites
+the rows whose results change and this one file, nothing else; ``check --update`` writes it.  Every malformed row raises
 :class:`SamplesError` naming the file and line: a broken golden file is a configuration error,
 never a silent skip.
 """
@@ -108,6 +110,9 @@ class SampleSet:
     recorded: Mapping[str, Any] | None
     #: sample files whose task type the pack does not define (left out of every check)
     skipped: tuple[str, ...] = field(default=())
+    #: the pins of ``_recorded.json`` (name, hashes by Unicode version, content hash); None when
+    #: the file is missing or in the old form that held only the resolved pack
+    pins: Mapping[str, Any] | None = None
 
     @property
     def count(self) -> int:
@@ -282,19 +287,28 @@ def load_samples(directory: str | Path, pack: Pack) -> SampleSet:
         except json.JSONDecodeError as exc:
             raise SamplesError(f"{recorded_path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
         if not isinstance(loaded, dict):
-            raise SamplesError(f"{recorded_path}: must hold the resolved pack as a JSON object")
-        recorded = loaded
-    return SampleSet(root, by_type, tuple(opt_in), recorded, tuple(skipped))
+            raise SamplesError(f"{recorded_path}: must hold the pins and the resolved pack as a JSON object")
+        if "resolved" in loaded:
+            if not isinstance(loaded["resolved"], dict) or not isinstance(loaded.get("hashes", {}), dict):
+                raise SamplesError(f"{recorded_path}: 'resolved' and 'hashes' must be JSON objects")
+            recorded = loaded["resolved"]
+            pins = {k: v for k, v in loaded.items() if k != "resolved"}
+        else:  # the old form: the resolved pack alone (rewritten by the next --update)
+            recorded, pins = loaded, None
+    else:
+        pins = None
+    return SampleSet(root, by_type, tuple(opt_in), recorded, tuple(skipped), pins)
 
 
 # --------------------------------------------------------------------------- rewriting
 
 
-def updated_sample_row(sample: Sample, observed: Observed, rules_hash: str) -> dict[str, Any]:
-    """The row with ``expected`` and ``rules_hash`` replaced; other keys keep their order."""
+def updated_sample_row(sample: Sample, observed: Observed) -> dict[str, Any]:
+    """The row with ``expected`` replaced (and an old per-row ``rules_hash`` dropped: the pack
+    hash is pinned once, in ``_recorded.json``); other keys keep their order."""
     row = dict(sample.raw)
     row["expected"] = observed.to_json()
-    row["rules_hash"] = rules_hash
+    row.pop("rules_hash", None)
     return row
 
 
@@ -318,6 +332,31 @@ def write_rows(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     path.write_text("".join(dump_row(r) + "\n" for r in rows), encoding="utf-8")
 
 
-def write_recorded(directory: Path, resolved: Mapping[str, Any]) -> None:
-    text = json.dumps(resolved, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+def pins_for(pack: Pack, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The pins of ``pack``: its name, content hash (the resolved pack without the Unicode
+    version) and full hash by Unicode version.  Hashes that ``previous`` recorded for other
+    Unicode versions are kept while the content hash is the same (they still hold)."""
+    import hashlib
+    import unicodedata
+
+    from normalize._json import canonical_json
+
+    resolved = dict(pack.resolved())
+    resolved.pop("unicode", None)
+    content = hashlib.sha256(canonical_json(resolved).encode("utf-8")).hexdigest()
+    hashes: dict[str, str] = {}
+    if previous is not None and previous.get("content_hash") == content and isinstance(previous.get("hashes"), dict):
+        hashes.update(previous["hashes"])
+    hashes[unicodedata.unidata_version] = pack.hash
+    return {"pack": pack.name, "content_hash": content, "hashes": dict(sorted(hashes.items()))}
+
+
+def write_recorded(directory: Path, pins: Mapping[str, Any], resolved: Mapping[str, Any]) -> None:
+    """Write ``_recorded.json``: the pins, then the resolved pack they were computed from."""
+    document = {
+        "about": "pins written by `normalize check --update`: do not edit or hand-merge; regenerate",
+        **pins,
+        "resolved": resolved,
+    }
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     (directory / RECORDED_FILE).write_text(text, encoding="utf-8")

@@ -12,6 +12,7 @@ from normalize.check.forward import apply_opt_in
 from normalize.check.samples import (
     SampleSet,
     as_json_data,
+    pins_for,
     updated_opt_in_row,
     updated_sample_row,
     write_recorded,
@@ -29,6 +30,7 @@ class UpdatePlan:
     changes: tuple[str, ...]
     resolved: Mapping[str, Any]
     recorded_changes: bool
+    pins: Mapping[str, Any]
 
     @property
     def empty(self) -> bool:
@@ -36,19 +38,18 @@ class UpdatePlan:
 
 
 def plan_update(pack: Pack, samples: SampleSet, baseline: Baseline) -> UpdatePlan:
-    """Record every sample's current result and the pack hash; list what that changes."""
-    current = pack.hash
+    """Record every sample's current result and the pack's pins; list what that changes."""
     rows: dict[Path, list[dict[str, Any]]] = {}
     changes: list[str] = []
     for task_type, sample_rows in samples.by_type.items():
         for sample, actual in zip(sample_rows, baseline[task_type], strict=True):
-            rows.setdefault(sample.file, []).append(updated_sample_row(sample, actual, current))
+            rows.setdefault(sample.file, []).append(updated_sample_row(sample, actual))
             if sample.expected is None:
                 changes.append(f"{task_type}/{sample.id}: record {_show(actual.answer)} ({actual.status})")
             elif not sample.expected.same_as(actual):
                 changes.append(f"{task_type}/{sample.id}:\n" + diff_observed(sample.expected, actual, labels=("recorded", "now")))
-            elif sample.rules_hash != current:
-                changes.append(f"{task_type}/{sample.id}: same result, new rules_hash")
+            elif sample.rules_hash is not None:
+                changes.append(f"{task_type}/{sample.id}: same result; per-row rules_hash dropped (pinned once)")
     resources = pack.resources if samples.opt_in else {}
     for row in samples.opt_in:
         text, status, _ = apply_opt_in(row, resources, pack.settings.regex_timeout)
@@ -58,15 +59,17 @@ def plan_update(pack: Pack, samples: SampleSet, baseline: Baseline) -> UpdatePla
             changes.append(f"opt_in/{row.id}:\n" + diff_values("text", row.expected, text, labels=("recorded", "now")))
         elif row.version != version:
             changes.append(f"opt_in/{row.id}: same text, version {row.version} → {version}")
-    resolved = pack.resolved()
-    recorded_changes = samples.recorded is None or dict(samples.recorded) != as_json_data(resolved)
-    return UpdatePlan({p: tuple(r) for p, r in rows.items()}, tuple(changes), resolved, recorded_changes)
+    resolved = as_json_data(pack.resolved())
+    pins = pins_for(pack, samples.pins)
+    recorded_changes = (samples.recorded is None or dict(samples.recorded) != resolved
+                        or samples.pins is None or as_json_data({k: samples.pins.get(k) for k in pins}) != pins)
+    return UpdatePlan({p: tuple(r) for p, r in rows.items()}, tuple(changes), resolved, recorded_changes, pins)
 
 
 def apply_update(plan: UpdatePlan, directory: Path) -> None:
     for path, rows in plan.rows.items():
         write_rows(path, rows)
-    write_recorded(directory, plan.resolved)
+    write_recorded(directory, plan.pins, plan.resolved)
 
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -100,7 +101,8 @@ def diff_resolved(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[tuple[
 
 
 def check_version(pack: Pack, samples: SampleSet) -> list[Finding]:
-    """Samples recorded with another pack, and the rule specs that changed since."""
+    """Samples recorded with another pack (the pins of ``_recorded.json``), and the rule specs
+    that changed since; rows of an older layout that still carry a ``rules_hash`` count too."""
     findings: list[Finding] = []
     current = pack.hash
     stale: dict[str, list[str]] = {}
@@ -109,16 +111,20 @@ def check_version(pack: Pack, samples: SampleSet) -> list[Finding]:
             if s.rules_hash is not None and s.rules_hash != current:
                 stale.setdefault(task_type, []).append(s.id)
     recorded = samples.recorded
-    recorded_differs = recorded is not None and resolved_hash(recorded) != current
+    pinned = samples.pins.get("hashes", {}).get(unicodedata.unidata_version) if samples.pins else None
+    recorded_differs = recorded is not None and (
+        resolved_hash(recorded) != current or (pinned is not None and pinned != current)
+    )
     if stale or recorded_differs:
         n = sum(len(v) for v in stale.values())
         detail = "\n".join(
             f"{t}: all {len(ids)} rows" if len(ids) == len(samples.by_type[t]) else f"{t}: {', '.join(ids)}"
             for t, ids in sorted(stale.items())
         )
+        what = f"{n} row(s) and the pins" if n else "the pins in _recorded.json"
         findings.append(Finding(
             "version",
-            f"samples were recorded with another pack ({n} row(s), pack is {current[:19]}…): "
+            f"samples were recorded with another pack ({what}; pack is {current[:19]}…): "
             "run `normalize check --update` after review",
             detail=detail,
         ))

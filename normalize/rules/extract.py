@@ -9,7 +9,8 @@ than cuts off: a tail that later stages can clean is better than a lost answer.
 * :func:`extract_boxed` keeps the content of the last ``\boxed{…}``;
 * :func:`split_on_separator` keeps what follows the last ``####`` / ``最终输出:``;
 * :func:`extract_json_block` keeps the first balanced JSON object or array;
-* :func:`extract_code_block` keeps one fenced code block, byte for byte.
+* :func:`extract_code_block` keeps one fenced code block, byte for byte;
+* :func:`extract_regex` keeps a capture group of a pattern the pack supplies (data only).
 
 Every rule returns its input unchanged when there is nothing to extract.
 """
@@ -21,10 +22,10 @@ import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import regex
-from pydantic import field_validator
+from pydantic import BeforeValidator, field_validator, model_validator
 
 from normalize import status as st
 from normalize._budget import check_budget
@@ -39,6 +40,7 @@ from normalize.registry import (
     Params,
     StrTiers,
     StrTuple,
+    as_tuple,
     rule,
 )
 from normalize.rules._fences import Fence, find_fences
@@ -54,7 +56,7 @@ Tiers = StrTiers
 _THINK_TAG = r"<\s*(?P<close>/?)\s*think(?:ing)?\s*>"
 
 
-@rule("remove_think_blocks", stage="extract", version=1, scope=ALL_TYPES)
+@rule("remove_think_blocks", version=1, scope=ALL_TYPES)
 def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Remove ``<think>…</think>`` reasoning (also ``<thinking>``), however it was cut short.
 
@@ -256,7 +258,6 @@ def _guarded(pattern: str) -> regex.Pattern[str]:
 
 @rule(
     "extract_answer_marker",
-    stage="extract",
     version=2,
     scope=("multiple_choice", "math", "extractive_qa"),
     params=AnswerMarkerParams,
@@ -500,7 +501,7 @@ class BoxedParams(Params):
 _DEFAULT_BOXED: Final = BoxedParams()
 
 
-@rule("extract_boxed", stage="extract", version=1, scope=("math", "multiple_choice"), params=BoxedParams)
+@rule("extract_boxed", version=1, scope=("math", "multiple_choice"), params=BoxedParams)
 def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     r"""Keep the content of the last ``\boxed{…}`` or ``\fbox{…}``, nested braces included.
 
@@ -627,7 +628,7 @@ class SeparatorParams(Params):
 _DEFAULT_SEPARATORS: Final = SeparatorParams()
 
 
-@rule("split_on_separator", stage="extract", version=1, scope=("math", "extractive_qa"), params=SeparatorParams)
+@rule("split_on_separator", version=1, scope=("math", "extractive_qa"), params=SeparatorParams)
 def split_on_separator(
     text: str, params: SeparatorParams = _DEFAULT_SEPARATORS, *, timeout: float = DEFAULT_TIMEOUT
 ) -> str:
@@ -696,7 +697,7 @@ _ALTERNATIVE: Final = (
 )
 
 
-@rule("extract_json_block", stage="extract", version=1, scope=("structured_json",), params=JsonBlockParams)
+@rule("extract_json_block", version=1, scope=("structured_json",), params=JsonBlockParams)
 def extract_json_block(
     text: str, params: JsonBlockParams = _DEFAULT_JSON_BLOCK, *, timeout: float = DEFAULT_TIMEOUT
 ) -> str:
@@ -919,7 +920,6 @@ _DEFAULT_CODE: Final = CodeBlockParams()
 
 @rule(
     "extract_code_block",
-    stage="extract",
     version=1,
     scope=("code",),
     params=CodeBlockParams,
@@ -1039,3 +1039,85 @@ def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> l
                 f"two different code blocks and no final one ({why}); mark the final block, e.g. 'Final answer:'",
             )
     return [fences[i] for i in solutions]
+
+
+# --------------------------------------------------------------------------- a pack's own pattern
+
+#: Flag names an ``extract_regex`` pattern may use (those of the ``regex`` module).
+RegexFlag = Literal["IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "ASCII", "UNICODE"]
+
+
+class ExtractRegexParams(Params):
+    """``pattern``: a regular expression (``regex`` module syntax), supplied by the pack.
+
+    ``group``: the capture group to keep, a number or a name; by default group 1 when the
+    pattern has a group, else the whole match.  ``flags``: names such as ``IGNORECASE``,
+    ``MULTILINE``, ``DOTALL``.  ``which``: ``last`` (the default: the last match is the
+    final answer) or ``first``.  ``strip``: trim whitespace around what is kept.
+
+    The pattern is checked when the pack loads (it must compile and have the group) and, as a
+    user-supplied pattern, runs under the pack's ``regex_timeout`` on every call: a pattern
+    that backtracks catastrophically gives the row status ``error``, never a hang.
+    """
+
+    pattern: str
+    group: int | str | None = None
+    flags: Annotated[tuple[RegexFlag, ...], BeforeValidator(as_tuple)] = ()
+    which: Literal["last", "first"] = "last"
+    strip: bool = True
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        if not pattern:
+            raise ValueError("pattern must not be empty")
+        compile_pattern(pattern)  # ValueError naming the pattern when it does not compile
+        return pattern
+
+    @model_validator(mode="after")
+    def _group_exists(self) -> ExtractRegexParams:
+        compiled = self.compiled()
+        if isinstance(self.group, int) and not 0 <= self.group <= compiled.groups:
+            raise ValueError(f"group {self.group} is not in pattern {self.pattern!r} ({compiled.groups} groups)")
+        if isinstance(self.group, str) and self.group not in compiled.groupindex:
+            raise ValueError(f"group {self.group!r} is not a named group of pattern {self.pattern!r}")
+        return self
+
+    def compiled(self) -> regex.Pattern[str]:
+        flags = 0
+        for name in self.flags:
+            flags |= int(getattr(regex, name))
+        return compile_pattern(self.pattern, flags)
+
+    def chosen_group(self) -> int | str:
+        if self.group is not None:
+            return self.group
+        return 1 if self.compiled().groups else 0
+
+
+@rule("extract_regex", version=1, scope=ALL_TYPES, params=ExtractRegexParams, idempotent=False)
+def extract_regex(text: str, params: ExtractRegexParams, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Keep a capture group of a pack's own pattern: the last match by default.
+
+    A data-only extraction rule: a pack author adds a pattern without writing Python.  No
+    match (or the group took no part in any match) → the text unchanged.
+
+    >>> extract_regex("Reasoning... ANSWER: 42", ExtractRegexParams(pattern=r"ANSWER:\\s*(\\S+)"))
+    '42'
+    >>> extract_regex("verdict=yes; verdict=no", ExtractRegexParams(pattern=r"verdict=(?P<v>\\w+)", group="v", which="first"))
+    'yes'
+    >>> extract_regex("no marker here", ExtractRegexParams(pattern=r"ANSWER:\\s*(\\S+)"))
+    'no marker here'
+    """
+    group = params.chosen_group()
+    found: str | None = None
+    for match in params.compiled().finditer(text, timeout=timeout):
+        value = match.group(group)
+        if value is None:
+            continue
+        found = value
+        if params.which == "first":
+            break
+    if found is None:
+        return text
+    return found.strip() if params.strip else found

@@ -155,7 +155,7 @@ def _unescape_match(match: regex.Match[str]) -> str:
     return match["pairs"] + ("\t" if esc == "t" else "\n") + rest
 
 
-@rule("unescape_newlines", stage="format", version=1, scope=(*TEXT_ANSWER_TYPES, "open_writing"))
+@rule("unescape_newlines", version=1, scope=(*TEXT_ANSWER_TYPES, "open_writing"))
 def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Turn literal ``\\n``, ``\\r\\n`` and ``\\t`` escapes into line breaks and tabs, sparing LaTeX.
 
@@ -237,7 +237,7 @@ def _strip_markdown_once(text: str, params: StripMarkdownParams, timeout: float)
     return text
 
 
-@rule("strip_markdown", stage="format", version=1, scope=TEXT_ANSWER_TYPES, params=StripMarkdownParams)
+@rule("strip_markdown", version=1, scope=TEXT_ANSWER_TYPES, params=StripMarkdownParams)
 def strip_markdown(
     text: str, params: StripMarkdownParams = _MARKDOWN_DEFAULTS, *, timeout: float = DEFAULT_TIMEOUT
 ) -> str:
@@ -273,7 +273,7 @@ _QUOTES = str.maketrans(
 )
 
 
-@rule("unify_quotes", stage="format", version=1, scope=(*TEXT_ANSWER_TYPES, "open_writing"))
+@rule("unify_quotes", version=1, scope=(*TEXT_ANSWER_TYPES, "open_writing"))
 def unify_quotes(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Turn curly, guillemet and CJK corner quotes into ``"`` and ``'`` outside fenced code.
 
@@ -292,7 +292,7 @@ def unify_quotes(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
 _HALFWIDTH: Final = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20}
 
 
-@rule("to_halfwidth", stage="format", version=1, scope=TEXT_ANSWER_TYPES)
+@rule("to_halfwidth", version=1, scope=TEXT_ANSWER_TYPES)
 def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Map full-width ASCII (U+FF01–U+FF5E) and the ideographic space to plain ASCII.
 
@@ -310,7 +310,7 @@ def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
 # normalize_nfkc
 
 
-@rule("normalize_nfkc", stage="format", version=1, scope=TEXT_ANSWER_TYPES)
+@rule("normalize_nfkc", version=1, scope=TEXT_ANSWER_TYPES)
 def normalize_nfkc(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Apply Unicode NFKC normalization outside fenced code.
 
@@ -369,7 +369,6 @@ def _normalize_whitespace_segment(
 
 @rule(
     "normalize_whitespace",
-    stage="format",
     version=1,
     scope=TEXT_ANSWER_TYPES,
     params=NormalizeWhitespaceParams,
@@ -428,7 +427,6 @@ _LINE_END_SPLIT: Final = r"(\r\n|\r|\n)"
 
 @rule(
     "strip_trailing_whitespace",
-    stage="format",
     version=1,
     scope=ALL_TYPES,
     params=StripTrailingWhitespaceParams,
@@ -496,7 +494,6 @@ def _strip_period_tail(text: str, chars: str, timeout: float) -> str:
 
 @rule(
     "strip_trailing_period",
-    stage="format",
     version=1,
     scope=TEXT_ANSWER_TYPES,
     params=StripTrailingPeriodParams,
@@ -539,7 +536,7 @@ class FoldCaseParams(Params):
 _FOLD_DEFAULTS: Final = FoldCaseParams()
 
 
-@rule("fold_case", stage="format", version=1, scope=TEXT_ANSWER_TYPES, params=FoldCaseParams)
+@rule("fold_case", version=1, scope=TEXT_ANSWER_TYPES, params=FoldCaseParams)
 def fold_case(text: str, params: FoldCaseParams = _FOLD_DEFAULTS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Fold letter case outside fenced code (opt-in).
 

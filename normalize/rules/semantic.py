@@ -97,7 +97,7 @@ def _write_percent(value: Fraction, mode: str, written: str) -> str:
     return format_number(value) + written
 
 
-@rule("canonicalize_numbers", stage="semantic", version=1, scope=("math",), params=CanonicalizeNumbersParams)
+@rule("canonicalize_numbers", version=1, scope=("math",), params=CanonicalizeNumbersParams)
 def canonicalize_numbers(
     text: str, params: CanonicalizeNumbersParams = _CANONICAL_DEFAULTS, *, timeout: float = DEFAULT_TIMEOUT
 ) -> str:
@@ -178,7 +178,7 @@ def _rewrite_cn_percent(m: regex.Match[str], mode: str, *, timeout: float) -> st
 # --------------------------------------------------------------------------- convert_chinese_numerals
 
 
-@rule("convert_chinese_numerals", stage="semantic", version=1, scope=("math",))
+@rule("convert_chinese_numerals", version=1, scope=("math",))
 def convert_chinese_numerals(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Rewrite Chinese numerals that are clearly numbers as Arabic numerals.
 
@@ -201,7 +201,7 @@ def convert_chinese_numerals(text: str, params: NoParams = _NO_PARAMS, *, timeou
 
 # --------------------------------------------------------------------------- simplify_latex_numbers
 
-@rule("simplify_latex_numbers", stage="semantic", version=1, scope=("math",))
+@rule("simplify_latex_numbers", version=1, scope=("math",))
 def simplify_latex_numbers(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Rewrite the LaTeX around numeric answers as plain text (``\\frac{1}{2}``→``1/2``).
 
@@ -306,7 +306,7 @@ def _units_pattern(units: tuple[str, ...]) -> str:
     )
 
 
-@rule("strip_units", stage="semantic", version=1, scope=("math",), params=StripUnitsParams)
+@rule("strip_units", version=1, scope=("math",), params=StripUnitsParams)
 def strip_units(text: str, params: StripUnitsParams = _UNITS_DEFAULTS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Drop the currency or unit around a number when the text is just that number and unit.
 

@@ -88,7 +88,7 @@ def dump_json(value: Any) -> str:
     return canonical_json(value)
 
 
-@rule("parse_json", stage="structure", version=2, scope=_SCOPE, params=JsonLimits)
+@rule("parse_json", version=2, scope=_SCOPE, params=JsonLimits)
 def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Parse strict JSON within the size, depth and digit limits; write it in canonical form.
 
@@ -117,7 +117,7 @@ def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: floa
     return dump_json(load_stated_json(text, params, timeout=timeout))
 
 
-@rule("canonicalize_json", stage="structure", version=1, scope=_SCOPE)
+@rule("canonicalize_json", version=1, scope=_SCOPE)
 def canonicalize_json(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Rewrite JSON in canonical form: sorted keys, compact separators, non-ASCII kept.
 
@@ -180,7 +180,7 @@ def _call_within(fn: Callable[[], T], seconds: float) -> T:
         sys.settrace(previous)
 
 
-@rule("repair_json", stage="structure", version=1, scope=_SCOPE, params=RepairParams)
+@rule("repair_json", version=1, scope=_SCOPE, params=RepairParams)
 def repair_json(text: str, params: RepairParams = _DEFAULT_REPAIR, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Repair broken JSON with json-repair (opt-in); strict JSON is returned unchanged.
 
@@ -252,7 +252,7 @@ def _coerce_quoted(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-@rule("coerce_python_literals", stage="structure", version=1, scope=_SCOPE, params=CoerceLiteralsParams)
+@rule("coerce_python_literals", version=1, scope=_SCOPE, params=CoerceLiteralsParams)
 def coerce_python_literals(
     text: str, params: CoerceLiteralsParams = _DEFAULT_COERCE, *, timeout: float = DEFAULT_TIMEOUT
 ) -> str:
@@ -497,7 +497,6 @@ def _schema_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:
 
 @rule(
     "align_json_schema",
-    stage="structure",
     version=1,
     scope=_SCOPE,
     params=AlignSchemaParams,

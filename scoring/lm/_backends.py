@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from normalize.errors import UsageError
 from scoring.cache import Cache, LoglikKey
 from scoring.lm._cli import CachedScorer
 
@@ -52,7 +53,7 @@ def _client_config(args: argparse.Namespace) -> Any:
     from scoring.lm.openai_backend import ClientConfig
 
     if not args.base_url:
-        raise ValueError("--backend openai needs --base-url URL")
+        raise UsageError("--backend openai needs --base-url URL")
     return ClientConfig(args.base_url, api_key=os.environ.get(args.api_key_env) or None,
                         timeout=args.request_timeout, max_retries=args.max_retries, concurrency=args.concurrency)
 
@@ -103,7 +104,7 @@ def make_loglik_backend(args: argparse.Namespace, cache: Cache | None, chunk: in
         from scoring.lm.openai_backend import RemoteLoglikScorer
 
         if not args.tokenizer:
-            raise ValueError("--backend openai loglik needs --tokenizer DIR: the served model's tokenizer decides "
+            raise UsageError("--backend openai loglik needs --tokenizer DIR: the served model's tokenizer decides "
                              "the context/continuation token boundary")
         config = _client_config(args)
         scorer: Any = RemoteLoglikScorer(config, args.model, args.tokenizer, max_length=args.max_length)

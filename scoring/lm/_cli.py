@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from normalize import status as st
+from normalize.cli import add_format_option
+from normalize.errors import UsageError
 from normalize.jsonl import InputRow, read_jsonl, write_jsonl
 from scoring.cache import Cache, Loglik, LoglikKey, model_id_of, model_revision
 
@@ -70,8 +72,8 @@ def register(sub: Any) -> None:
                         help="write every row with its log-likelihoods and per-metric predictions "
                              "(- for stdout; the report then goes to stderr)")
     loglik.add_argument("--report", metavar="REPORT.json", help="also write the report as JSON to this file")
-    loglik.add_argument("--format", choices=("table", "markdown", "json"), default="table",
-                        help="how to print the report (default: table)")
+    loglik.add_argument("--format", choices=("text", "table", "markdown", "json"), default="text",
+                        help="text (= table, the default), markdown, or json: one JSON document")
     loglik.set_defaults(func=cmd_loglik)
     from scoring.lm._backends import add_backend_options
 
@@ -91,6 +93,7 @@ def register(sub: Any) -> None:
     generate.add_argument("--stop", action="append", default=[], metavar="STR",
                           help="stop string (repeatable; taken literally, so a newline is $'\\n' in bash); "
                                "the output is cut before the first one")
+    add_format_option(generate, help_json="the summary on stderr as one JSON object (rows are always JSONL)")
     generate.set_defaults(func=cmd_generate)
     add_backend_options(generate, loglik=False)
 
@@ -154,6 +157,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
         hits = cache.stats().by_table["generations"]
         cached = f" | cache {hits['hits']} hits, {hits['misses']} misses"
     elapsed = time.monotonic() - started
+    if args.format == "json":
+        document: dict[str, Any] = {
+            "rows": written, "statuses": dict(sorted(statuses.items())),
+            "model": {"id": generator.model_id, "revision": generator.revision, "dtype": str(generator.dtype)},
+            "new_tokens": generator.generated_tokens, "seconds": round(elapsed, 3),
+            "cache": cache.stats().by_table["generations"] if cache is not None else None,
+        }
+        print(json.dumps(document, ensure_ascii=False, default=str), file=sys.stderr)
+        return EXIT_OK
     speed = f" in {elapsed:.1f}s ({generator.generated_tokens / elapsed:.1f} tok/s)" if elapsed > 0 else ""
     extra = "".join(f" | {part}" for part in summary(generator))
     print(f"{written} rows ({statuses_text}) | {generator.model_id} {generator.revision} {generator.dtype}"
@@ -305,8 +317,8 @@ def render_choice_report(report: Mapping[str, Any], fmt: str) -> str:
     """The loglik report as an aligned table, a Markdown table or JSON."""
     if fmt == "json":
         return json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True)
-    if fmt not in ("table", "markdown"):
-        raise ValueError(f"format must be table, markdown or json, got {fmt!r}")
+    if fmt not in ("text", "table", "markdown"):
+        raise UsageError(f"format must be table, markdown or json, got {fmt!r}")
     level = f"{round(100 * report['confidence'])}% CI"
     header = ["metric", "n", "accuracy", level]
     body = [[m["metric"], str(m["n"]), _num(m["accuracy"]), f"[{_num(m['ci_low'])}, {_num(m['ci_high'])}]"]

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from normalize.errors import UsageError
+
 if TYPE_CHECKING:
     import torch
 
@@ -21,7 +23,7 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")
 ATTN_IMPLEMENTATIONS = ("auto", "sdpa", "eager", "flash_attention_2")
 
 
-class ModelLoadError(ValueError):
+class ModelLoadError(UsageError):
     """A model directory is missing, unreadable or not a causal language model."""
 
 
@@ -44,13 +46,13 @@ def resolve_device(device: str) -> str:
     'cpu'
     """
     if device not in DEVICES:
-        raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
+        raise UsageError(f"device must be one of {DEVICES}, got {device!r}")
     if device == "cpu":
         return "cpu"
     import torch
 
     if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device='cuda' was requested but torch sees no CUDA device")
+        raise UsageError("device='cuda' was requested but torch sees no CUDA device")
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
@@ -61,7 +63,7 @@ def resolve_dtype(dtype: str, device: str) -> torch.dtype:
     'torch.float32'
     """
     if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+        raise UsageError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     import torch
 
     if dtype == "auto":
@@ -80,12 +82,12 @@ def resolve_attn_implementation(attn_implementation: str, device: str) -> str:
     'sdpa'
     """
     if attn_implementation not in ATTN_IMPLEMENTATIONS:
-        raise ValueError(
+        raise UsageError(
             f"attn_implementation must be one of {ATTN_IMPLEMENTATIONS}, got {attn_implementation!r}"
         )
     if attn_implementation == "flash_attention_2":
         if device != "cuda" or importlib.util.find_spec("flash_attn") is None:
-            raise ValueError("attn_implementation='flash_attention_2' needs CUDA and flash_attn")
+            raise UsageError("attn_implementation='flash_attention_2' needs CUDA and flash_attn")
         return attn_implementation
     return "sdpa" if attn_implementation == "auto" else attn_implementation
 

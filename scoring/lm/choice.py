@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from normalize.errors import UsageError
 from scoring.lm.loglik import LoglikResult
 from scoring.stats import bootstrap_ci, choice_prediction
 
@@ -108,7 +109,7 @@ def choice_length(choice: str, unit: Literal["bytes", "chars"] = "bytes") -> int
         return len(choice.encode("utf-8"))
     if unit == "chars":
         return len(choice)
-    raise ValueError(f"length_unit must be 'bytes' or 'chars', got {unit!r}")
+    raise UsageError(f"length_unit must be 'bytes' or 'chars', got {unit!r}")
 
 
 def whitespace_warnings(context: str, choices: Sequence[str], target_delimiter: str) -> list[str]:
@@ -171,7 +172,7 @@ def score_rows(
     """
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
-        raise ValueError(f"unknown metrics {unknown}; known: {list(METRICS)}")
+        raise UsageError(f"unknown metrics {unknown}; known: {list(METRICS)}")
     choice_length("", length_unit)  # validates the unit
     requests: dict[tuple[str, str], int] = {}
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from normalize import status as st
+from normalize.errors import UsageError
 from normalize.jsonl import InputRow
 from scoring.cache import Cache, GenerationKey, model_id_of, model_revision
 
@@ -52,7 +53,7 @@ class SamplingParams:
     >>> SamplingParams(top_p=0.0)
     Traceback (most recent call last):
     ...
-    ValueError: top_p must be in (0, 1], got 0.0
+    normalize.errors.UsageError: top_p must be in (0, 1], got 0.0
     """
 
     n: int = 1
@@ -65,7 +66,7 @@ class SamplingParams:
 
     def __post_init__(self) -> None:
         if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
-            raise ValueError(f"n must be an integer >= 1, got {self.n!r}")
+            raise UsageError(f"n must be an integer >= 1, got {self.n!r}")
         object.__setattr__(self, "stop", tuple(self.stop))
         GenerationKey("", "", "", temperature=self.temperature, top_p=self.top_p, top_k=self.top_k,
                       max_new_tokens=self.max_new_tokens, seed=self.seed, stop=self.stop,
@@ -189,7 +190,7 @@ class LocalGenerator:
 
         self.model_dir = check_causal_lm_dir(model_dir)
         if batch_size is not None and (isinstance(batch_size, bool) or batch_size < 1):
-            raise ValueError(f"batch_size must be an integer >= 1 or None (auto), got {batch_size!r}")
+            raise UsageError(f"batch_size must be an integer >= 1 or None (auto), got {batch_size!r}")
         self.model_id = model_id_of(self.model_dir)
         self.revision = model_revision(self.model_dir)
         self.device = resolve_device(device)
@@ -401,7 +402,7 @@ def _progress_bar(total: int, show: bool) -> Any:
 def _row_seed(data: dict[str, Any], default: int) -> int:
     value = data.get("seed", default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"'seed' must be an integer >= 0, got {value!r}")
+        raise UsageError(f"'seed' must be an integer >= 0, got {value!r}")
     return value
 
 

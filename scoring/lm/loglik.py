@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from normalize.errors import UsageError
 from scoring.lm._model import LoadedModel, load_causal_lm
 
 if TYPE_CHECKING:
@@ -225,9 +226,9 @@ class LogLikelihoodScorer:
         project_hidden: bool = True,
     ) -> None:
         if batch_size != "auto" and (not isinstance(batch_size, int) or batch_size < 1):
-            raise ValueError(f"batch_size must be 'auto' or a positive int, got {batch_size!r}")
+            raise UsageError(f"batch_size must be 'auto' or a positive int, got {batch_size!r}")
         if max_length is not None and max_length < 2:
-            raise ValueError(f"max_length must be at least 2, got {max_length!r}")
+            raise UsageError(f"max_length must be at least 2, got {max_length!r}")
         self.loaded = loaded or load_causal_lm(
             model_dir, device=device, dtype=dtype, attn_implementation=attn_implementation
         )

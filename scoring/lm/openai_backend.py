@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from normalize.errors import UsageError
 from scoring.cache import Cache, GenerationKey
 from scoring.lm.generate import Generation, Request, SamplingParams, derive_seed, truncate_at_stop
 from scoring.lm.loglik import EncodedPair, LogLikelihoodScorer, LoglikResult, ScorerStats
@@ -53,8 +54,9 @@ ENDPOINTS = ("completions", "chat")
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
-class ServerError(ValueError):
-    """A request to the server failed for good (after retries, or a non-retryable error)."""
+class ServerError(UsageError):
+    """A request to the server failed for good (after retries, or a non-retryable error): a
+    :class:`~normalize.errors.UsageError`, so the command line reports it with exit 2."""
 
 
 class PromptLogprobsUnavailable(ServerError):
@@ -75,13 +77,13 @@ class ClientConfig:
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"--base-url must start with http:// or https://, got {self.base_url!r}")
+            raise UsageError(f"--base-url must start with http:// or https://, got {self.base_url!r}")
         if self.concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
+            raise UsageError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.max_retries < 0:
-            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+            raise UsageError(f"max_retries must be >= 0, got {self.max_retries}")
         if not self.timeout > 0:
-            raise ValueError(f"timeout must be positive, got {self.timeout}")
+            raise UsageError(f"timeout must be positive, got {self.timeout}")
 
     def url(self, path: str) -> str:
         """``base_url`` joined with ``path``; a base without ``/v1`` gets it.
@@ -209,9 +211,9 @@ class OpenAIGenerator:
                  revision: str | None = None, cache: Cache | None = None, tokenizer_dir: str | Path | None = None,
                  chat_template: bool = False, client: Client | None = None) -> None:
         if endpoint not in ENDPOINTS:
-            raise ValueError(f"endpoint must be one of {ENDPOINTS}, got {endpoint!r}")
+            raise UsageError(f"endpoint must be one of {ENDPOINTS}, got {endpoint!r}")
         if not model:
-            raise ValueError("--model must name the served model (what the server lists at /v1/models)")
+            raise UsageError("--model must name the served model (what the server lists at /v1/models)")
         self.client = client or Client(config)
         self.model_id = model
         self.revision = revision or f"openai:{config.base_url.rstrip('/')}"
@@ -224,14 +226,14 @@ class OpenAIGenerator:
         backend = f"openai-{endpoint}"
         if chat_template:
             if endpoint != "completions":
-                raise ValueError("--chat-template applies a local template for the completions endpoint; the chat "
+                raise UsageError("--chat-template applies a local template for the completions endpoint; the chat "
                                  "endpoint already uses the server's template")
             if tokenizer_dir is None:
-                raise ValueError("--chat-template needs --tokenizer DIR (the served model's local tokenizer)")
+                raise UsageError("--chat-template needs --tokenizer DIR (the served model's local tokenizer)")
             self._template = load_tokenizer(tokenizer_dir)
             template = getattr(self._template, "chat_template", None)
             if not template:
-                raise ValueError(f"the tokenizer in {tokenizer_dir} has no chat template")
+                raise UsageError(f"the tokenizer in {tokenizer_dir} has no chat template")
             backend += "+template:" + hashlib.sha256(str(template).encode("utf-8")).hexdigest()[:16]
         self.backend = backend
 
@@ -343,7 +345,7 @@ def load_tokenizer(path: str | Path) -> Any:
     try:
         return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
     except (OSError, ValueError, KeyError) as exc:
-        raise ValueError(f"cannot load a tokenizer from {str(path)!r}: {exc}") from exc
+        raise UsageError(f"cannot load a tokenizer from {str(path)!r}: {exc}") from exc
 
 
 # --------------------------------------------------------------------------- log-likelihoods
@@ -460,7 +462,7 @@ class RemoteLoglikScorer(LogLikelihoodScorer):
     def __init__(self, config: ClientConfig, model: str, tokenizer_dir: str | Path, *,
                  max_length: int | None = None, client: Client | None = None) -> None:
         if max_length is not None and max_length < 2:
-            raise ValueError(f"max_length must be at least 2, got {max_length!r}")
+            raise UsageError(f"max_length must be at least 2, got {max_length!r}")
         self.client = client or Client(config)
         self.model_name = model
         self.tokenizer = load_tokenizer(tokenizer_dir)

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from normalize.errors import UsageError
 from scoring.cache import Cache, GenerationKey, model_id_of, model_revision
 from scoring.lm.generate import Generation, Request, SamplingParams, truncate_at_stop
 from scoring.lm.loglik import EncodedPair, LogLikelihoodScorer, LoglikResult, ScorerStats
@@ -29,7 +30,7 @@ def _vllm() -> Any:
     try:
         import vllm
     except ImportError:
-        raise ValueError(INSTALL_HINT) from None
+        raise UsageError(INSTALL_HINT) from None
     return vllm
 
 
@@ -41,7 +42,7 @@ def engine_kwargs(model_dir: str | Path, *, tensor_parallel_size: int = 1, dtype
     4
     """
     if tensor_parallel_size < 1:
-        raise ValueError(f"--tensor-parallel-size must be at least 1, got {tensor_parallel_size}")
+        raise UsageError(f"--tensor-parallel-size must be at least 1, got {tensor_parallel_size}")
     kwargs: dict[str, Any] = {"model": str(model_dir), "tensor_parallel_size": tensor_parallel_size,
                               "dtype": dtype, "seed": 0}
     if max_model_len is not None:

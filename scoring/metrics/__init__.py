@@ -14,6 +14,16 @@ Targets, by task type:
 * ``structured_json``: a dict/list (or any JSON value), or a string holding JSON text.
 * ``extractive_qa`` / ``open_writing``: a string, or a list of strings (any of them is right).
 * ``code``: a string.
+* ``judge``: the verdict a human (or a reference judge) gave: ``"A"``, ``"B"``, ``"tie"`` (``"C"``
+  is read as tie) for preferences, a number for ratings; metric ``agreement``.
+* ``ranking``: relevance labels, ``{id: grade}`` or a list of relevant ids (see
+  :mod:`scoring._ranking`); metrics ``ndcg`` (default), ``mrr``, ``map``, ``recall``, ``hit``.
+
+Text-similarity metrics (extra ``text``; see :mod:`scoring._textsim`): ``extractive_qa`` and
+``open_writing`` take ``metric: bleu | chrf | rouge1 | rouge2 | rougeL | rougeLsum`` for the
+per-row value (sentence score in [0, 1]; ``correct`` is then exact match after the chain), and
+``text_metrics: [...]`` (any of ``exact bleu chrf ter rouge1 rouge2 rougeL rougeLsum wer cer
+bertscore``) for corpus- and sentence-level scores with bootstrap intervals in the report.
 
 The pack's ``scoring:`` section sets the metric per task type, and may override it per task
 name (a task's entry is laid over its type's entry).  Keys, with defaults:
@@ -26,12 +36,24 @@ key                   meaning                                   default / allowe
 ``abs_tol``           math: absolute tolerance                  ``0`` (exact)
 ``timeout``           math_verify: seconds per comparison       ``5``
 ``f1_threshold``      f1 metrics: value counted as ``correct``  ``1.0``
+``text_metrics``      text: metrics reported per group          ``[]``
+``bleu_tokenize``     text: sacrebleu tokenizer for BLEU        ``13a`` (``zh`` for Chinese)
+``bertscore_model``   text: local model directory               none (never downloaded)
+``bertscore_layers``  text: layer whose embeddings are used     the model's last layer
+``bertscore_baseline`` text: baseline file for rescaling        ``<model>/baseline.tsv`` if present
+``bertscore_idf``     text: idf weights from the references     ``false``
+``k``                 ranking: cutoff (nDCG@k, Recall@k, …)     none (whole list)
+``gain``              ranking: nDCG gain                        ``exponential`` (2^g − 1) or ``linear``
+``position_bias``     judge: inconsistent both-order pairs      ``tie`` (count a tie) or ``drop``
+``anchor``            judge: model fixed at ``anchor_rating``   the first model by name
+``anchor_rating``     judge: Elo rating of the anchor           ``1000``
 ====================  ========================================  ==============================
 
 Metrics register like rules (``@metric(name, task_types=..., params=...)`` in
 :mod:`scoring.metrics._registry`), one module per family: :mod:`~scoring.metrics.exact`
 (exact match, aliases), :mod:`~scoring.metrics.numeric`, :mod:`~scoring.metrics.json`,
-:mod:`~scoring.metrics.squad`, :mod:`~scoring.metrics.code`, :mod:`~scoring.metrics.math_verify`.
+:mod:`~scoring.metrics.squad`, :mod:`~scoring.metrics.code`, :mod:`~scoring.metrics.math_verify`,
+:mod:`~scoring.metrics.textsim`, :mod:`~scoring.metrics.ranking`, :mod:`~scoring.metrics.judge`.
 The ``scoring:`` section is checked against their parameter models when the pack loads.
 
 A metric gives a :class:`Score`: ``value`` in [0, 1] (1/0 for yes/no metrics, the F1 for
@@ -46,11 +68,14 @@ from scoring._mathverify import MathVerifier
 from scoring.metrics import code as _code  # noqa: F401
 from scoring.metrics import exact as _exact  # noqa: F401
 from scoring.metrics import json as _json  # noqa: F401
+from scoring.metrics import judge as _judge  # noqa: F401
 from scoring.metrics import math_verify as _math_verify  # noqa: F401
 from scoring.metrics import numeric as _numeric  # noqa: F401
+from scoring.metrics import ranking as _ranking  # noqa: F401
 
 # Importing the family modules registers their metrics.
 from scoring.metrics import squad as _squad  # noqa: F401
+from scoring.metrics import textsim as _textsim  # noqa: F401
 from scoring.metrics._registry import (
     BAD_TARGET,
     METRIC_REGISTRY,
@@ -75,6 +100,7 @@ from scoring.metrics._rows import (
     read_targets,
     score_answer,
     score_detail,
+    score_result,
     score_row,
     score_rows,
 )

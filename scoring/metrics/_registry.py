@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from normalize.registry import TASK_TYPES, SectionError
+from scoring._textsim import TextSettings
 
 if TYPE_CHECKING:
     from normalize.pack import Pack
@@ -33,11 +34,15 @@ OUTCOMES: Final[tuple[Outcome, ...]] = (SCORED, NO_ANSWER, NO_TARGET, BAD_TARGET
 
 @dataclass(frozen=True)
 class Score:
-    """The verdict on one row.
+    """The verdict on one row: ``value``, ``answer``, ``outcome``, ``explanation``.
 
     ``outcome`` is ``scored``, ``no_answer`` (wrong in strict accuracy), ``no_target`` or
     ``bad_target`` (both left out of accuracies and counted apart); ``value`` is in [0, 1]
-    and 0 unless scored; ``correct`` is None unless scored; ``note`` says why, when useful.
+    and 0 unless scored; ``correct`` is None unless scored; ``note`` says why, when useful;
+    ``answer`` is the parsed answer that was scored (None when there was none).
+    What reports need beyond the value rides along unprinted: ``texts`` (the hypothesis —
+    empty when unparsed — and the references, for corpus-level text metrics), ``ranking``
+    (every ranking metric of the row) and ``config`` (the resolved scoring settings).
     """
 
     correct: bool | None
@@ -45,6 +50,10 @@ class Score:
     metric: str
     outcome: Outcome
     note: str | None = None
+    answer: Any = None
+    texts: tuple[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
+    ranking: Mapping[str, float] | None = field(default=None, repr=False, compare=False)
+    config: ScoringConfig | None = field(default=None, repr=False, compare=False)
 
     @property
     def explanation(self) -> str | None:
@@ -62,6 +71,12 @@ class ScoringConfig:
     abs_tol: float = 0.0
     timeout: float = 5.0
     f1_threshold: float = 1.0
+    text: TextSettings = field(default=TextSettings(), repr=False)
+    k: int | None = field(default=None, repr=False)
+    gain: str = field(default="exponential", repr=False)
+    position_bias: str = field(default="tie", repr=False)
+    anchor: str | None = field(default=None, repr=False)
+    anchor_rating: float = field(default=1000.0, repr=False)
 
 
 class MetricParams(BaseModel):
@@ -216,12 +231,25 @@ def config_from(kind: str, merged: Mapping[str, Any], where: str) -> ScoringConf
         if key == "metric":
             continue
         try:
-            models[key].model_validate({key: value})
+            checked = models[key].model_validate({key: value})
         except ValidationError as exc:
             err = exc.errors()[0]
             raise SettingError(key, f"{where}.{key}: {err['msg']} (got {value!r})") from None
-        values[key] = float(value)
-    return ScoringConfig(task_type=kind, metric=metric_name, **values)
+        read = getattr(checked, key)
+        values[key] = float(read) if key in _FLOAT_KEYS else read
+    text = TextSettings(**{key[5:] if key.startswith("text_") else key: values.pop(key)
+                           for key in _TEXT_KEYS if key in values})
+    if "bertscore" in text.metrics and text.bertscore_model is None:
+        raise SettingError("text_metrics", f"{where}.text_metrics has bertscore but no bertscore_model "
+                                           "(a local model directory)")
+    return ScoringConfig(task_type=kind, metric=metric_name, text=text, **values)
+
+
+#: Settings stored as floats whatever number the pack wrote.
+_FLOAT_KEYS: Final = frozenset({"rel_tol", "abs_tol", "timeout", "f1_threshold", "anchor_rating"})
+#: Settings that go into :class:`~scoring._textsim.TextSettings` (``text_metrics`` → ``metrics``).
+_TEXT_KEYS: Final = ("text_metrics", "bleu_tokenize", "bertscore_model", "bertscore_layers",
+                     "bertscore_baseline", "bertscore_idf")
 
 
 def scoring_config(pack: Pack, task: str, task_type: str | None = None) -> ScoringConfig:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -11,6 +12,7 @@ from normalize import status as st
 from normalize.pack import Pack
 from normalize.row import Row
 from scoring._mathverify import MathVerifier
+from scoring._ranking import RANKING_METRICS, read_relevance
 from scoring.metrics._registry import (
     BAD_TARGET,
     METRIC_REGISTRY,
@@ -21,7 +23,7 @@ from scoring.metrics._registry import (
     ScoringConfig,
     scoring_config,
 )
-from scoring.metrics.exact import choice_letter
+from scoring.metrics.exact import alias_candidates, as_text, choice_letter
 from scoring.metrics.json import read_json_value
 from scoring.metrics.numeric import MAX_NUMBER_DIGITS, number_out_of_range, parse_number
 
@@ -46,6 +48,11 @@ def read_targets(
         return [choice_letter(t, options) for t in [target, *extra]]
     if kind == "structured_json":
         return [read_json_value(t, "the target") for t in [target, *extra]]
+    if kind == "ranking":
+        return [read_relevance(read_json_value(target, "the target"))]
+    if kind == "judge":
+        return [_judge_target(t, "the target" if i == 0 else f"aliases[{i - 1}]")
+                for i, t in enumerate([target, *extra])]
     golds: list[Any] = []
     for i, t in enumerate([target, *extra]):
         what = "the target" if i == 0 else f"aliases[{i - 1}]"
@@ -63,6 +70,18 @@ def read_targets(
         else:
             raise ValueError(f"{what} must be a string for {kind}, got {t!r}")
     return golds
+
+
+def _judge_target(target: Any, what: str) -> str | int | float:
+    if isinstance(target, str):
+        token = target.strip().upper()
+        if token in ("A", "B"):
+            return token
+        if token in ("TIE", "C"):
+            return "tie"
+    elif isinstance(target, (int, float)) and not isinstance(target, bool) and math.isfinite(target):
+        return target
+    raise ValueError(f"{what} must be 'A', 'B', 'tie' (or 'C') or a rating number for judge, got {_short(target)}")
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -99,12 +118,18 @@ def compare(
     (looked up in the metric registry); no answer is ``no_answer`` whatever the metric.
 
     >>> compare(ScoringConfig("extractive_qa", "f1", f1_threshold=0.5), "the red house", ["red house", "home"])
-    Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None)
+    Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None, answer='the red house')
     """
+    kind = config.task_type
+    refs: tuple[str, ...] | None = None
+    if kind in ("extractive_qa", "open_writing") and config.text.metrics:
+        refs = tuple(alias_candidates([g for g in golds if isinstance(g, str)], alias_groups))
     if answer is None:
-        return Score(None, 0.0, config.metric, NO_ANSWER)
-    definition = METRIC_REGISTRY.get(config.task_type, config.metric)
-    return definition.fn(answer, golds, config, MetricContext(alias_groups, verifier))
+        return Score(None, 0.0, config.metric, NO_ANSWER, texts=None if refs is None else ("", refs),
+                     ranking=dict.fromkeys(RANKING_METRICS, 0.0) if kind == "ranking" else None, config=config)
+    definition = METRIC_REGISTRY.get(kind, config.metric)
+    score = definition.fn(answer, golds, config, MetricContext(alias_groups, verifier))
+    return replace(score, answer=answer, texts=None if refs is None else (as_text(answer), refs), config=config)
 
 
 def score_answer(
@@ -130,7 +155,8 @@ def score_answer(
 # --------------------------------------------------------------------------- scoring rows
 
 
-def _row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
+def row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
+    """An output row's task type for scoring: its ``task_type`` when metrics know it, else its task's."""
     kind = row.get("task_type")
     if isinstance(kind, str) and METRIC_REGISTRY.names(kind):
         return kind
@@ -151,7 +177,9 @@ def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathV
     error raises ``ValueError``; a target that cannot be read gives ``bad_target``.
     """
     if row.target is None:
-        return Score(None, 0.0, "none", NO_TARGET, "the row has no target")
+        config = None if result is None else scoring_config(
+            pack, row.task if row.task is not None else result.task_type, result.task_type)
+        return Score(None, 0.0, "none", NO_TARGET, "the row has no target", config=config)
     if result is None:
         return Score(None, 0.0, "none", NO_ANSWER, "the row has no known task")
     kind = result.task_type
@@ -160,15 +188,16 @@ def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathV
     try:
         golds = read_targets(config, row.target, row.aliases, row.options)
     except ValueError as exc:
-        return Score(None, 0.0, config.metric, BAD_TARGET, str(exc))
-    return compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+        return Score(None, 0.0, config.metric, BAD_TARGET, str(exc), answer=answer)
+    score = compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+    return replace(score, answer=answer)
 
 
 def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:
     """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...):
     the dict edge of :func:`score_result`, which it reads into a :class:`~normalize.row.Row` and a
     :class:`~normalize.Result` (the row's ``task_type``, else its task's, decides the type)."""
-    kind = _row_task_type(pack, row)
+    kind = row_task_type(pack, row)
     typed = Row.from_mapping(row)
     task = row.get("task")
     result = None if kind is None else Result(
@@ -195,7 +224,7 @@ def score_row(pack: Pack, row: Mapping[str, Any]) -> bool | None:
 
 
 def _needs_verifier(pack: Pack, row: Mapping[str, Any]) -> bool:
-    kind = _row_task_type(pack, row)
+    kind = row_task_type(pack, row)
     if kind != "math":
         return False
     task = row.get("task")

@@ -1,0 +1,104 @@
+"""Two scored runs side by side: paired differences per task and overall, and the items that flipped.
+
+Items are matched on ``(task, id)``; several rows of one item (runs, samples) are averaged
+into one value per side, as ``normalize compare`` does.  An item counts when it is scorable
+on both sides (a target it can be compared with); ids present on one side only are counted
+and left out.  Each task's difference B − A gets a paired percentile bootstrap interval
+(items resampled together), with the same seed, resample count and confidence for all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from normalize.pack import canonical_json
+from scoring._items import task_name
+from scoring.metrics import NO_ANSWER, SCORED, Score
+from scoring.stats import paired_bootstrap
+
+__all__ = ["compare_runs", "item_key"]
+
+
+def item_key(row: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(task, id)`` of a row, the id in canonical JSON unless it is a string; None without an id."""
+    raw_id = row.get("id")
+    if raw_id is None:
+        return None
+    return task_name(row), raw_id if isinstance(raw_id, str) else canonical_json(raw_id)
+
+
+def _per_item(rows: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[tuple[str, str], tuple[float, int]]:
+    """Mean value per item over its scorable rows, and the position of its first row."""
+    sums: dict[tuple[str, str], list[float]] = {}
+    first: dict[tuple[str, str], int] = {}
+    for position, (row, score) in enumerate(zip(rows, scores, strict=True)):
+        key = item_key(row)
+        if key is None or score.outcome not in (SCORED, NO_ANSWER):
+            continue
+        sums.setdefault(key, []).append(score.value)
+        first.setdefault(key, position)
+    return {key: (math.fsum(v) / len(v), first[key]) for key, v in sums.items()}
+
+
+def _verdict(value: float, row: Mapping[str, Any]) -> str:
+    if row.get("status") != "ok":
+        return "unparsed"
+    return "right" if value >= 1.0 else ("wrong" if value <= 0.0 else f"{value:.3f}")
+
+
+def compare_runs(
+    a_rows: Sequence[Mapping[str, Any]],
+    a_scores: Sequence[Score],
+    b_rows: Sequence[Mapping[str, Any]],
+    b_scores: Sequence[Score],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Paired comparison of B against A: per task and overall, plus every flipped item."""
+    a = _per_item(a_rows, a_scores)
+    b = _per_item(b_rows, b_scores)
+    shared = [key for key in a if key in b]
+    by_task: dict[str, list[tuple[str, str]]] = {}
+    for key in shared:
+        by_task.setdefault(key[0], []).append(key)
+
+    def paired(keys: Sequence[tuple[str, str]], name: str) -> dict[str, Any]:
+        xs = [a[k][0] for k in keys]
+        ys = [b[k][0] for k in keys]
+        result = paired_bootstrap(xs, ys, n_resamples=n_resamples, seed=seed, confidence=confidence)
+        return {
+            "name": name, "n": len(keys), "mean_a": math.fsum(xs) / len(xs), "mean_b": math.fsum(ys) / len(ys),
+            "diff": result.diff, "low": result.low, "high": result.high, "p_b_le_a": result.p_b_le_a,
+            "gained": sum(1 for x, y in zip(xs, ys, strict=True) if y > x),
+            "lost": sum(1 for x, y in zip(xs, ys, strict=True) if y < x),
+        }
+
+    flipped: list[dict[str, Any]] = []
+    for key in shared:
+        (value_a, pos_a), (value_b, pos_b) = a[key], b[key]
+        if value_a == value_b:
+            continue
+        row_a, row_b = a_rows[pos_a], b_rows[pos_b]
+        flipped.append({
+            "task": key[0], "id": key[1], "direction": "gained" if value_b > value_a else "lost",
+            "value_a": value_a, "value_b": value_b,
+            "verdict_a": _verdict(value_a, row_a), "verdict_b": _verdict(value_b, row_b),
+            "status_a": row_a.get("status"), "status_b": row_b.get("status"),
+            "answer_a": row_a.get("answer"), "answer_b": row_b.get("answer"),
+            "output_a": row_a.get("output"), "output_b": row_b.get("output"),
+            "target": row_a.get("target"),
+        })
+    return {
+        "bootstrap": {"method": "paired percentile", "n_resamples": n_resamples, "seed": seed,
+                      "confidence": confidence},
+        "shared": len(shared),
+        "only_in_a": sum(1 for key in a if key not in b),
+        "only_in_b": sum(1 for key in b if key not in a),
+        "tasks": [paired(keys, task) for task, keys in by_task.items()],
+        "overall": paired(shared, "overall") if shared else None,
+        "flipped": flipped,
+    }
