@@ -431,6 +431,7 @@ _FRAC_WHOLE: Final = (
 _DEFAULT_THOUSANDS: Final = (",", "\u00a0", "\u202f", "\u2009")
 
 
+@lru_cache(maxsize=64)
 def _plain_full(thousands: tuple[str, ...], decimal_comma: bool) -> str:
     # A trailing "." is allowed (``5.``); the token pattern's boundary checks do not apply.
     core0 = _core("0", thousands, decimal_comma)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from normalize import status as st
 from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, check_budget, row_budget
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, STAGES, Params, RuleDef
+from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, STAGES, AnnotatedText, Params, RuleDef
 
 DEFAULT_MAX_INPUT_BYTES = 1 << 20
 
@@ -186,6 +186,7 @@ class ChainOutcome:
     status: st.Status
     reason: str | None
     trace: tuple[TraceStep, ...]
+    notes: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,7 @@ class Result:
         return self.status == st.OK
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "normalized": self.text,
             "answer": self.answer,
             "status": self.status,
@@ -219,6 +220,9 @@ class Result:
             "trace": [step.to_json() for step in self.trace],
             "rules_hash": self.rules_hash,
         }
+        if self.extra:
+            out["extra"] = dict(self.extra)
+        return out
 
 
 def run_chain(
@@ -260,14 +264,18 @@ def run_chain(
 def _run_specs(chain: Chain, raw: str, timeout: float) -> ChainOutcome:
     text = raw
     trace: list[TraceStep] = []
+    notes: dict[str, Any] = {}
     for index, spec in enumerate(chain.specs):
         after = apply_rule(spec, text, timeout=timeout)
         if isinstance(after, RuleFailure):
-            return ChainOutcome(raw, text, after.status, after.reason, tuple(trace))
+            return ChainOutcome(raw, text, after.status, after.reason, tuple(trace), notes)
+        if isinstance(after, AnnotatedText):
+            notes.update(after.notes)
+            after = str(after)
         if after != text:
             trace.append(TraceStep(index, spec.name, spec.version, text, after))
             text = after
-    return ChainOutcome(raw, text, st.OK, None, tuple(trace))
+    return ChainOutcome(raw, text, st.OK, None, tuple(trace), notes)
 
 
 def replay(chain: Chain, raw: str, trace: tuple[TraceStep, ...], *, timeout: float = DEFAULT_TIMEOUT) -> str:
@@ -286,7 +294,7 @@ def replay(chain: Chain, raw: str, trace: tuple[TraceStep, ...], *, timeout: flo
             )
         if text != step.before:
             raise ValueError(f"trace step {step.index} ({step.rule}) starts from different text")
-        text = spec.apply(text, timeout=timeout)
+        text = str(spec.apply(text, timeout=timeout))
         if text != step.after:
             raise ValueError(f"trace step {step.index} ({step.rule}) gives different text on replay")
     return text

@@ -304,8 +304,10 @@ class Pack:
         )
         answer: Any = None
         status, reason = outcome.status, outcome.reason
+        extra.update(outcome.notes)
         if status == st.OK and outcome.text is not None:
-            status, reason, answer = self._parse(t.parser, outcome.text, options)
+            status, reason, answer, parsed_extra = self._parse(t.parser, outcome.text, options, outcome.notes)
+            extra.update(parsed_extra)
         return Result(
             raw=outcome.raw,
             text=outcome.text,
@@ -319,27 +321,33 @@ class Pack:
             extra=extra,
         )
 
-    def _parse(self, spec: ParserSpec, text: str, options: Any) -> tuple[st.Status, str | None, Any]:
+    def _parse(
+        self,
+        spec: ParserSpec,
+        text: str,
+        options: Any,
+        notes: Mapping[str, Any] | None = None,
+    ) -> tuple[st.Status, str | None, Any, Mapping[str, Any]]:
         try:
             domain = read_options_value(options)
         except ValueError as exc:
-            return st.INVALID, f"parser {spec.name}: {exc}", None
-        ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout)
+            return st.INVALID, f"parser {spec.name}: {exc}", None, {}
+        ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout, notes=dict(notes or {}))
         definition = REGISTRY.parser(spec.name)
         try:
             with row_budget(self.settings.row_budget):
                 parsed = definition.fn(text, spec.params, ctx)
         except BudgetExceeded as exceeded:
-            return st.ERROR, f"parser {spec.name}: {exceeded}", None
+            return st.ERROR, f"parser {spec.name}: {exceeded}", None, {}
         except RejectText as rejected:
-            return rejected.status, f"parser {spec.name}: {rejected.reason}", None
+            return rejected.status, f"parser {spec.name}: {rejected.reason}", None, {}
         except TimeoutError:
-            return st.ERROR, f"parser {spec.name}: regular expression timed out", None
+            return st.ERROR, f"parser {spec.name}: regular expression timed out", None, {}
         except ValueError as exc:  # bad per-row input such as an option count of 1
-            return st.INVALID, f"parser {spec.name}: {exc}", None
+            return st.INVALID, f"parser {spec.name}: {exc}", None, {}
         if parsed.status != st.OK:
-            return parsed.status, parsed.reason, None
-        return st.OK, None, parsed.answer
+            return parsed.status, parsed.reason, None, parsed.extra
+        return st.OK, None, parsed.answer, parsed.extra
 
     def run_many(
         self,

@@ -97,6 +97,26 @@ class RuleDef(Generic[P]):
         return self.fn(text, params if params is not None else self.default_params(), timeout=timeout)
 
 
+class AnnotatedText(str):
+    """A rule's output text carrying notes about how it was obtained (``found_by="boxed"``).
+
+    The engine records the notes of the last rule that gave annotated text on the result
+    (``Result.extra``) and passes them to the parser (``ParseContext.notes``); the text itself
+    is stored as a plain ``str``, so traces and replay are unaffected.
+
+    >>> t = AnnotatedText("42", found_by="marker")
+    >>> t == "42", t.notes["found_by"]
+    (True, 'marker')
+    """
+
+    notes: Mapping[str, Any]
+
+    def __new__(cls, text: str, **notes: Any) -> AnnotatedText:
+        made = super().__new__(cls, text)
+        made.notes = dict(notes)
+        return made
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A parser's verdict: an answer with status ``ok``, or ``None`` with a status and reason."""
@@ -104,6 +124,8 @@ class Parsed:
     answer: Any
     status: Status
     reason: str | None = None
+    #: What the parser noted about how it read the answer (units dropped, ...): JSON values.
+    extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -112,6 +134,8 @@ class ParseContext:
 
     options: tuple[str, ...] | int | None = None
     timeout: float = DEFAULT_TIMEOUT
+    #: Notes the chain's rules left (``found_by``: how the answer statement was found).
+    notes: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

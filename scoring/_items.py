@@ -40,6 +40,8 @@ class Item:
     ranking: Mapping[str, float] | None = None
     #: A judge row's verdict and who was compared (see :class:`JudgeInfo`).
     judge: JudgeInfo | None = None
+    #: How the parser found the answer (``marker``, ``boxed``, ``last_number``), when the chain says.
+    found_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,4 +117,12 @@ def item_from_row(row: Mapping[str, Any], score: Score) -> Item:
         text=score.config.text if score.texts and score.config else None,
         ranking=score.ranking,
         judge=judge_info(row, score),
+        found_by=found_by(row),
     )
+
+
+def found_by(row: Mapping[str, Any]) -> str | None:
+    """``extra.found_by`` of an output row (how its answer statement was found), or None."""
+    extra = row.get("extra")
+    method = extra.get("found_by") if isinstance(extra, Mapping) else None
+    return method if isinstance(method, str) else None

@@ -4,6 +4,9 @@ For each task, each task type and overall, a report gives:
 
 * ``n`` items, counts per status, and items left out (``no_target``, ``bad_target``);
 * ``parse_rate`` r = parsed / scorable items (a scorable item has a readable target);
+* ``parse_rates`` for math (rows whose ``extra.found_by`` says how the answer was found):
+  ``strict`` — answers the output states (a marker, ``####``, a box) — and ``flexible`` — also
+  the last number of a finished solution — like lm-eval's strict-match and flexible-extract;
 * ``a_valid``: mean score over parsed items, and ``a_strict`` = r · A_valid: mean score over
   all scorable items with every unparsed one counted wrong;
 * for multiple choice (when every scorable item states its option count K_i):
@@ -108,6 +111,10 @@ class _Intervals:
         return dict(self._done[key])
 
 
+#: Ways of finding an answer that count as a stated answer (strict parse rate).
+STRICT_METHODS: Final = ("marker", "boxed")
+
+
 class _Values:
     """Per-item values in order, one byte each while they are all 0 or 1, eight bytes after."""
 
@@ -163,6 +170,8 @@ class _Group:
         #: Items with text-metric, ranking or judge facts: a corpus statistic needs the texts, a
         #: position-bias check both orders of a pair (other items keep no per-item record here).
         self.sections: list[Item] = []
+        self.found_known = 0  # scorable items whose chain recorded how the answer was found
+        self.strict_parsed = 0  # ... parsed from a stated answer (STRICT_METHODS)
 
     def add_sections(self, item: Item) -> None:
         if item.text is not None or item.ranking is not None or item.judge is not None:
@@ -186,6 +195,9 @@ class _Group:
             return
         if item.outcome == SCORED:
             self.metrics.add(item.metric)
+        if item.found_by is not None:
+            self.found_known += 1
+            self.strict_parsed += item.outcome == SCORED and item.found_by in STRICT_METHODS
         self.scorable.append(item.value)
         self.parsed.append(item.outcome == SCORED)
         k = item.option_count
@@ -217,6 +229,8 @@ class _Group:
             "scorable": len(scorable),
             "parsed": len(parsed_values),
             "parse_rate": len(parsed_values) / len(scorable) if scorable else None,
+            "parse_rates": ({"strict": self.strict_parsed / len(scorable), "flexible": len(parsed_values) / len(scorable)}
+                            if scorable and self.found_known else None),
             "a_valid": interval(parsed_values),
             "a_strict": interval(scorable),
             "ties": self.ties,
@@ -484,6 +498,9 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
         line = f"{label}: {statuses}" + (f"; {', '.join(extra)}" if extra else "")
         if group["metrics"]:
             line += f"; metric {', '.join(group['metrics'])}"
+        if group.get("parse_rates"):
+            rates = group["parse_rates"]
+            line += f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
         if group.get("mdd") is not None:

@@ -91,6 +91,11 @@ REJECTING_PARAMS: dict[tuple[str, str, str], Status] = {
     ("extract_code_block", "alternatives", "contradictory"): "contradictory",
     ("extract_json_block", "alternatives", "contradictory"): "contradictory",
 }
+#: Extract rules that decide, whatever their params, that an output states no single answer
+#: (the math statement rule: cut-off solutions, hedged or disagreeing final answers).
+DECIDING_EXTRACT_RULES: dict[str, frozenset[Status]] = {
+    "extract_math_answer": frozenset({"no_answer", "contradictory"}),
+}
 
 
 def _rejection_statuses(spec: RuleSpec) -> frozenset[str]:
@@ -98,7 +103,7 @@ def _rejection_statuses(spec: RuleSpec) -> frozenset[str]:
     if spec.stage == "structure":
         return frozenset(get_args(Status)) - {"ok", "no_output"}
     params = spec.params.model_dump(mode="json")
-    return frozenset(
+    return DECIDING_EXTRACT_RULES.get(spec.name, frozenset()) | frozenset(
         status for (rule, key, value), status in REJECTING_PARAMS.items()
         if rule == spec.name and params.get(key) == value
     )
@@ -108,7 +113,7 @@ def _apply(spec: RuleSpec, text: str) -> str | None:
     """The rule's output, or None when it rejects the text with a recorded status it may use:
     any structure rule, or an extract rule whose params enable a rejection mode."""
     try:
-        return spec.apply(text)
+        return str(spec.apply(text))
     except RejectText as rejection:
         if rejection.status not in _rejection_statuses(spec):
             raise
@@ -127,8 +132,9 @@ def test_only_rejecting_params_let_an_extract_rule_reject() -> None:
         by_conflict["contradictory"].apply(text)
     assert info.value.status == "contradictory"
     assert _apply(by_conflict["contradictory"], text) is None
-    assert _apply(by_conflict["last"], text) == "1"
-    assert not _rejection_statuses(by_conflict["last"])
+    last = build_spec("extract_answer_marker", {"conflict": "last"}, pack_resources(shipped()))
+    assert _apply(last, text) == "1"
+    assert not _rejection_statuses(last)
     assert not _rejection_statuses(specs_for("normalize_whitespace")[0])
 
 

@@ -207,7 +207,7 @@ def test_aliases_widen_matching_but_never_rewrite_the_answer(tmp_path: Path) -> 
 
 def test_scoring_config_defaults_and_overrides(tmp_path: Path) -> None:
     pack = make_pack(tmp_path)
-    assert scoring_config(pack, "math") == ScoringConfig("math", "numeric", rel_tol=1e-9)
+    assert scoring_config(pack, "math") == ScoringConfig("math", "math", rel_tol=1e-9)
     assert scoring_config(pack, "gsm8k").rel_tol == 1e-9
     squad = scoring_config(pack, "squad")
     assert (squad.metric, squad.f1_threshold) == ("f1", 0.5)

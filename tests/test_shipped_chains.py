@@ -51,12 +51,11 @@ def test_deeply_nested_and_long_inputs_do_not_crash() -> None:
 @pytest.mark.parametrize(
     "old,new",
     [
-        ("      - canonicalize_numbers\n", "      - rule: canonicalize_numbers\n        params: {scientific: true}\n"),
-        ("      - canonicalize_numbers\n", "      - rule: canonicalize_numbers\n        params: {decimal_comma: true, thousands: []}\n"),
-        ("      - canonicalize_numbers\n", "      - rule: canonicalize_numbers\n        params: {percent: fraction}\n"),
-        ("      - canonicalize_numbers\n", "      - canonicalize_numbers\n      - strip_units\n"),
-        ("    parser: number\n", "    parser: {name: number, params: {rational: decimal}}\n"),
-        ("    parser: number\n", "    parser: {name: number, params: {percent: fraction}}\n"),
+        ("      - convert_chinese_numerals\n    # LaTeX", "      - convert_chinese_numerals\n      - canonicalize_numbers\n    # LaTeX"),
+        ("      - rule: extract_math_answer\n        params: {languages: [en, zh]}\n",
+         "      - rule: extract_math_answer\n        params: {languages: [en, zh], final_tiers: 1}\n"),
+        ("    parser: math\n", "    parser: {name: math, params: {timeout: 5.0}}\n"),
+        ("  gsm8k:\n    percent_bare: true\n", "  gsm8k:\n    percent_bare: false\n"),
         ("  places_zh:\n    - [北京, 北京市]\n", "  places_zh:\n    - [北京, 北京市, 京]\n"),
     ],
 )

@@ -4,4 +4,4 @@ A parser turns normalized text into an answer, or ``None`` with a status and a r
 It never guesses and never falls back to a random option.
 """
 
-from normalize.parsers import _choice, _json, _judge, _number, _ranking, _text  # noqa: F401
+from normalize.parsers import _choice, _json, _judge, _math, _number, _ranking, _text  # noqa: F401

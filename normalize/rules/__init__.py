@@ -1,3 +1,3 @@
 """Built-in rules, one module per stage; importing this package registers them all."""
 
-from normalize.rules import extract, format, semantic, structure  # noqa: F401
+from normalize.rules import extract, extract_math, format, semantic, structure  # noqa: F401

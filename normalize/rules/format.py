@@ -307,6 +307,37 @@ def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
 
 
 # ---------------------------------------------------------------------------------------------
+# remove_invisible_chars
+
+#: Zero-width characters, bidi marks/embeddings/isolates, soft hyphen, word joiner, BOM,
+#: invisible math operators.  ZWJ/ZWNJ between two non-ASCII characters stay: they shape emoji
+#: sequences and Persian or Indic words there.
+_INVISIBLE: Final = (
+    r"[\u00ad\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+    r"|[\u200c\u200d](?!(?<=[^\x00-\x7f][\u200c\u200d])[^\x00-\x7f])"
+)
+
+
+@rule("remove_invisible_chars", stage="format", version=1, scope=(*TEXT_ANSWER_TYPES, "open_writing", "judge", "ranking"))
+def remove_invisible_chars(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Remove invisible characters (zero-width, bidi marks, soft hyphen) outside fenced code.
+
+    They never change an answer, but split a number in two (``4<U+200B>2`` would read as 2).
+
+    >>> remove_invisible_chars("#### 4\u200b2 \u200eok\u00ad")
+    '#### 42 ok'
+    >>> remove_invisible_chars("👩\u200d💻") == "👩\u200d💻"
+    True
+    """
+    if text.isascii():
+        return text
+    pattern = compile_pattern(_INVISIBLE)
+    return _on_prose(
+        text, lambda s: pattern.sub("", s, timeout=timeout), rule_name="remove_invisible_chars", timeout=timeout
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # normalize_nfkc
 
 

@@ -9,8 +9,8 @@ Targets, by task type:
 
 * ``multiple_choice``: a letter (``"B"``, any case), an ``int`` option index counted **from 0**
   (``1`` → ``"B"``), or the exact text of one option when the row's ``options`` are texts.
-* ``math``: a number (``int``/``float``) or a number string (``"42"``, ``"-3"``, ``"0.5"``,
-  ``"2/3"``, ``"1e-3"``, ``"1,234"``); other strings are compared as stripped text.
+* ``math``: a number (``int``/``float``) or the gold answer as the dataset writes it, LaTeX
+  included (``"42"``, ``"\\frac{1}{9}"``, ``"(3,-1)"``, ``"20\\%"``), read like the answer.
 * ``structured_json``: a dict/list (or any JSON value), or a string holding JSON text.
 * ``extractive_qa`` / ``open_writing``: a string, or a list of strings (any of them is right).
 * ``code``: a string.
@@ -75,6 +75,7 @@ from scoring.metrics import ranking as _ranking  # noqa: F401
 
 # Importing the family modules registers their metrics.
 from scoring.metrics import squad as _squad  # noqa: F401
+from scoring.metrics import symbolic as _symbolic  # noqa: F401
 from scoring.metrics import textsim as _textsim  # noqa: F401
 from scoring.metrics._registry import (
     BAD_TARGET,
@@ -116,6 +117,7 @@ from scoring.metrics.json import (
 from scoring.metrics.math_verify import math_verify_match
 from scoring.metrics.numeric import number_out_of_range, numeric_match, parse_number
 from scoring.metrics.squad import normalize_squad, squad_exact_match, squad_tokens, token_f1
+from scoring.metrics.symbolic import math_match
 
 # The pack loader checks ``scoring:`` against the registered metrics' parameter models.
 _NORMALIZE_REGISTRY.add_section("scoring", validate_scoring_section)
@@ -146,6 +148,7 @@ __all__ = [
     "flatten_json",
     "json_equal",
     "json_field_scores",
+    "math_match",
     "math_verify_match",
     "metric",
     "normalize_squad",

@@ -71,6 +71,7 @@ class ScoringConfig:
     abs_tol: float = 0.0
     timeout: float = 5.0
     f1_threshold: float = 1.0
+    percent_bare: bool = False
     text: TextSettings = field(default=TextSettings(), repr=False)
     k: int | None = field(default=None, repr=False)
     gain: str = field(default="exponential", repr=False)
@@ -257,7 +258,7 @@ def scoring_config(pack: Pack, task: str, task_type: str | None = None) -> Scori
 
     >>> from normalize.pack import load_pack
     >>> scoring_config(load_pack(), "multiple_choice")
-    ScoringConfig(task_type='multiple_choice', metric='exact', rel_tol=0.0, abs_tol=0.0, timeout=5.0, f1_threshold=1.0)
+    ScoringConfig(task_type='multiple_choice', metric='exact', rel_tol=0.0, abs_tol=0.0, timeout=5.0, f1_threshold=1.0, percent_bare=False)
     """
     kind = task_type if task_type is not None else pack.task_type_of(task)
     if not METRIC_REGISTRY.names(kind):

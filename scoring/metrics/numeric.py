@@ -125,7 +125,7 @@ class NumericParams(MetricParams):
     abs_tol: float = Field(0.0, ge=0)
 
 
-@metric("numeric", task_types=("math",), params=NumericParams, default=True)
+@metric("numeric", task_types=("math",), params=NumericParams)
 def numeric_metric(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: MetricContext) -> Score:
     """:func:`numeric_match` against any target or alias (aliases matched by value)."""
     text = as_text(answer)

@@ -1,0 +1,157 @@
+"""The ``math`` parser + ``math`` metric against Math-Verify's parse+verify, same outputs, same process.
+
+    python bench/math_vs_mathverify.py [--plain 400] [--symbolic 120] [--seed 0]
+
+MATH-style outputs are generated here (a few sentences of working, then the answer stated in one
+of the usual ways: ``\\boxed{}``, "The final answer is $…$", "the answer is …"), each with its
+gold answer written as a dataset writes it, half of them wrong on purpose.  Two groups:
+
+* plain numbers (integers, decimals, fractions, thousands separators, negative numbers);
+* symbolic answers (surds, multiples of pi, fractions of them, tuples, intervals, sets, ±).
+
+Per item: ours = ``pack.run(output, "math500")`` then ``scoring.metrics.math_match(answer, gold)``;
+Math-Verify = ``verify(parse(gold), parse(output))`` with its own signal timeouts switched off
+(``parsing_timeout=None``, ``timeout_seconds=None``), library defaults otherwise.  Both sides run
+on distinct strings with every cache cleared first, so no call is answered from a cache.  Printed:
+the verdicts that agree (and the ones that do not), and per group the time per item of each
+side and the ratio.  Needs the optional ``math-verify`` package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import time
+from collections.abc import Callable
+from fractions import Fraction
+
+
+def _plain_items(n: int, rng: random.Random) -> list[tuple[str, str, bool]]:
+    items = []
+    for i in range(n):
+        kind = i % 5
+        if kind == 0:
+            value = rng.randint(1, 10**6) * 7 + i
+            shown, gold = f"{value:,}", str(value)
+        elif kind == 1:
+            num, den = rng.randint(1, 500), rng.randint(2, 97)
+            frac = Fraction(num, den)
+            shown, gold = rf"\frac{{{frac.numerator}}}{{{frac.denominator}}}", rf"\frac{{{frac.numerator}}}{{{frac.denominator}}}"
+        elif kind == 2:
+            value = rng.randint(-99999, -1) * 3 - i
+            shown, gold = str(value), str(value)
+        elif kind == 3:
+            cents = rng.randint(100, 10**6) + i
+            shown, gold = f"{cents // 100}.{cents % 100:02d}", f"{cents // 100}.{cents % 100:02d}"
+        else:
+            value = rng.randint(10, 5000) + i
+            shown, gold = str(value), str(value)
+        right = rng.random() < 0.5
+        if not right:
+            gold = str(rng.randint(1, 10**6) + 10**7 + i)
+        items.append((_dress(shown, i), gold, right))
+    return items
+
+
+def _symbolic_items(n: int, rng: random.Random) -> list[tuple[str, str, bool]]:
+    items = []
+    for i in range(n):
+        a, b = rng.randint(2, 60) + i, rng.randint(2, 9)
+        kind = i % 6
+        if kind == 0:
+            shown, gold, wrong = rf"{a}\sqrt{{{b}}}", rf"{a}\sqrt{{{b}}}", rf"{a + 1}\sqrt{{{b}}}"
+        elif kind == 1:
+            shown, gold, wrong = rf"\frac{{{a}\pi}}{{{b}}}", rf"\frac{{{a}}}{{{b}}}\pi", rf"\frac{{{a}}}{{{b + 1}}}\pi"
+        elif kind == 2:
+            shown, gold, wrong = f"({a}, -{b})", f"({a},-{b})", f"(-{b},{a})"
+        elif kind == 3:
+            shown, gold, wrong = rf"[{b}, {a})", rf"[{b},{a})", rf"({b},{a})"
+        elif kind == 4:
+            shown, gold, wrong = rf"{b} \pm \sqrt{{{a}}}", rf"{b} \pm \sqrt{{{a}}}", rf"{b} + \sqrt{{{a}}}"
+        else:
+            shown, gold, wrong = rf"\{{{a}, {b}\}}", rf"\{{{b},{a}\}}", rf"\{{{a},{b + a}\}}"
+        right = rng.random() < 0.5
+        items.append((_dress(shown, i), gold if right else wrong, right))
+    return items
+
+
+def _dress(answer: str, i: int) -> str:
+    working = f"We compute step {i} carefully: first $x_{{{i}}} = {i % 7} + 1$, and then we simplify.\n\n"
+    style = i % 3
+    if style == 0:
+        return working + rf"Therefore the answer is $\boxed{{{answer}}}$."
+    if style == 1:
+        return working + f"Final Answer: The final answer is ${answer}$. I hope it is correct."
+    return working + rf"So we get $\boxed{{{answer}}}$."
+
+
+def _clock(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--plain", type=int, default=400)
+    ap.add_argument("--symbolic", type=int, default=120)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    import math_verify as mv
+
+    from normalize import load_pack
+    from normalize._mathvalue import _BY_CANONICAL, _read_cached, _same_cached
+    from scoring.metrics import math_match
+
+    logging.getLogger("math_verify").setLevel(logging.CRITICAL)
+    pack = load_pack()
+    rng = random.Random(args.seed)
+    groups = {"plain numbers": _plain_items(args.plain, rng), "symbolic": _symbolic_items(args.symbolic, rng)}
+
+    def ours(items: list[tuple[str, str, bool]]) -> list[bool]:
+        out = []
+        for output, gold, _ in items:
+            result = pack.run(output, "math500")
+            out.append(result.answer is not None and math_match(result.answer, gold, rel_tol=1e-9))
+        return out
+
+    def theirs(items: list[tuple[str, str, bool]]) -> list[bool]:
+        out = []
+        for output, gold, _ in items:
+            g = gold if "$" in gold else f"${gold}$"
+            parsed_gold = mv.parse(g, parsing_timeout=None)
+            parsed = mv.parse(output, parsing_timeout=None)
+            out.append(bool(parsed) and bool(mv.verify(parsed_gold, parsed, timeout_seconds=None)))
+        return out
+
+    # warm both (imports, grammar tables) on items outside the measured sets
+    warm = _symbolic_items(6, random.Random(args.seed + 1)) + _plain_items(6, random.Random(args.seed + 1))
+    ours(warm)
+    theirs(warm)
+    print(f"items: {args.plain} plain-number, {args.symbolic} symbolic (seed {args.seed})")
+    for name, items in groups.items():
+        _read_cached.cache_clear()
+        _BY_CANONICAL.clear()
+        _same_cached.cache_clear()
+        mv.parser.parse_latex_cached.cache_clear()
+        box_ours: list[list[bool]] = [[]]
+        box_theirs: list[list[bool]] = [[]]
+        t_ours = _clock(lambda: box_ours.__setitem__(0, ours(items)))  # noqa: B023
+        t_theirs = _clock(lambda: box_theirs.__setitem__(0, theirs(items)))  # noqa: B023
+        v_ours, v_theirs = box_ours[0], box_theirs[0]
+        same = sum(a == b for a, b in zip(v_ours, v_theirs, strict=True))
+        right_ours = sum(v == r for v, (_, _, r) in zip(v_ours, items, strict=True))
+        right_theirs = sum(v == r for v, (_, _, r) in zip(v_theirs, items, strict=True))
+        print(f"\n{name}: {len(items)} items")
+        print(f"  equal verdicts: {same}/{len(items)}; matches the intended label: ours {right_ours}, Math-Verify {right_theirs}")
+        for (output, gold, right), a, b in zip(items, v_ours, v_theirs, strict=True):
+            if a != b:
+                print(f"  differs: gold {gold!r} right={right} ours={a} Math-Verify={b}: …{output[-60:]!r}")
+        per_ours, per_theirs = 1000 * t_ours / len(items), 1000 * t_theirs / len(items)
+        print(f"  time per item: ours {per_ours:.2f} ms, Math-Verify {per_theirs:.2f} ms, ratio {per_theirs / per_ours:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""A thread-safe wall-clock bound for pure-Python work (SymPy, latex2sympy): no signals, no overhead.
+
+``signal.alarm`` works only in the main thread and fights the host's own handlers; a worker
+thread cannot be killed; a trace hook (``sys.settrace``) works but slows the ANTLR parser under
+latex2sympy about fourfold.  Here one daemon *watchdog* thread keeps the deadlines of all
+bounded calls; when one passes it raises :class:`TimeUp` asynchronously in the thread that made
+the call (CPython's ``PyThreadState_SetAsyncExc``: delivered at the next bytecode boundary of
+that thread only).  A call that finishes first withdraws its deadline under the watchdog's
+lock, revoking an exception that was scheduled but not yet delivered, so ``TimeUp`` never
+escapes into unrelated code.  Work inside one C call (a huge integer power) is interrupted
+only when that call returns: callers reject such input first.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import heapq
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class TimeUp(BaseException):
+    """Raised in the bounded work past its deadline.
+
+    A ``BaseException`` so that no ``except Exception`` inside a library swallows it.
+    """
+
+
+@dataclass(order=True)
+class _Watch:
+    deadline: float
+    serial: int
+    thread: int = field(compare=False)
+    done: bool = field(default=False, compare=False)
+    fired: bool = field(default=False, compare=False)
+
+
+def _set_async(thread: int, exc: type[BaseException] | None) -> None:
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(exc) if exc else None)
+
+
+class _Watchdog:
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._heap: list[_Watch] = []
+        self._serial = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def start(self, seconds: float) -> _Watch:
+        watch = _Watch(time.monotonic() + seconds, next(self._serial), threading.get_ident())
+        with self._lock:
+            heapq.heappush(self._heap, watch)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="normalize-deadline", daemon=True)
+                self._thread.start()
+            elif self._heap[0] is watch:
+                self._lock.notify()  # only an earlier deadline changes what the watchdog waits for
+        return watch
+
+    def stop(self, watch: _Watch) -> None:
+        with self._lock:
+            watch.done = True
+            if watch.fired:
+                _set_async(watch.thread, None)  # revoke it if it has not been delivered yet
+
+    def _run(self) -> None:
+        with self._lock:
+            while True:
+                while self._heap and self._heap[0].done:
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._lock.wait(60.0)
+                    if not self._heap:
+                        self._thread = None
+                        return
+                    continue
+                first = self._heap[0]
+                delay = first.deadline - time.monotonic()
+                if delay > 0:
+                    self._lock.wait(delay)
+                    continue
+                heapq.heappop(self._heap)
+                first.fired = True
+                _set_async(first.thread, TimeUp)
+
+
+_WATCHDOG = _Watchdog()
+
+
+def call_within(fn: Callable[[], T], seconds: float) -> T:
+    """Run ``fn()`` in this thread; raise :class:`TimeUp` once ``seconds`` have passed.
+
+    >>> call_within(lambda: sum(range(10)), 1.0)
+    45
+    """
+    watch = _WATCHDOG.start(seconds)
+    try:
+        return fn()
+    finally:
+        _WATCHDOG.stop(watch)
+
+
+__all__ = ["TimeUp", "call_within"]

@@ -1,0 +1,883 @@
+r"""Math answers as mathematics: one answer string → a value with one canonical spelling, and equivalence.
+
+Private to the package.  The ``math`` parser reads a model's answer with :func:`read_value`,
+the scorer reads the gold answer with the same function and compares with :func:`equivalent`.
+
+Two paths:
+
+* **plain numbers** (``42``, ``-0.5``, ``1,000``, ``1 000``, ``32,\! 349``, ``14{,}916``,
+  ``\frac{3}{4}``, ``1\frac{1}{4}``, ``3/4``, ``1.5 \times 10^3``, ``1.5e3``, ``20\%``, ``90^\circ``,
+  ``\$5``, ``15\text{ cm}``) are read with exact rationals (:mod:`normalize._numbers`); no SymPy
+  is imported and two numbers compare as :class:`fractions.Fraction` — the fast path;
+* everything else (``7\pi``, ``3\sqrt{13}``, ``\pm``, tuples, intervals and unions, sets,
+  matrices, equations and relations) goes through latex2sympy2_extended (the LaTeX front end
+  Math-Verify uses) into SymPy, within a wall-clock bound of our own
+  (:func:`normalize._deadline.call_within`: a trace hook, no signals, any thread).
+
+Written ourselves, and why: Math-Verify's ``parse``/``verify`` couple extraction from a whole
+output with comparison and use ``signal.alarm``; the project already extracts the answer
+statement itself (markers, boxes, ``####``) and needs a value it can store as JSON, re-read,
+and compare with a rule it can state: sets unordered, tuples and intervals ordered, open and
+closed ends distinct, matrices element-wise, relations up to a positive factor.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Final
+
+from normalize._deadline import TimeUp, call_within
+from normalize._numbers import format_fraction, format_number, to_fraction
+from normalize._regex import compile_pattern
+from normalize.status import Status
+
+#: Characters that never change an answer: zero-width, bidi marks and embeddings, soft hyphen.
+INVISIBLE_CHARS: Final = (
+    "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
+#: Longest answer string read (longer ones are not one answer).
+MAX_ANSWER_CHARS: Final = 2000
+#: Seconds one read or one comparison may take in SymPy.
+DEFAULT_MATH_TIMEOUT: Final = 2.0
+
+
+class NotMath(ValueError):
+    """The string is not one mathematical answer; ``status`` says how (``no_answer``, ``contradictory``)."""
+
+    def __init__(self, reason: str, status: Status = "no_answer") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+@dataclass(frozen=True)
+class MathValue:
+    """A read answer: ``canonical`` (its one spelling, JSON-able) plus what comparison needs.
+
+    ``kind``: ``number`` (``number`` holds the exact value as written, ``percent`` whether it
+    carried ``%``), ``text`` (``text``), or ``expr`` (``obj``, a SymPy object).  ``dropped``
+    lists what was removed to read it (units, degrees, currency), for the trace.
+    """
+
+    kind: str
+    canonical: str
+    number: Fraction | None = None
+    percent: bool = False
+    text: str | None = None
+    obj: Any = None
+    dropped: tuple[str, ...] = field(default=())
+
+
+# --------------------------------------------------------------------------- cleaning
+
+_DELIMITERS: Final = (r"\$\$|\$|\\\(|\\\)|\\\[|\\\]")
+_SPACING: Final = r"(?<!\\)\\(?:displaystyle|textstyle|quad|qquad|,|;|:|!| )(?![A-Za-z])|~"
+_DEGREES: Final = r"\s*(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|\\circ(?![A-Za-z])|°|\\degree(?![A-Za-z]))"
+_PERCENT_TAIL: Final = r"\s*(?:\\%|%|％|\\text\{\s*\\?%\s*\}|(?<![A-Za-z])(?:percentage|percent|per\s+cent|pct)(?![A-Za-z]))\s*$"
+_TEXT_CMD: Final = r"\\(?:text|textrm|textnormal|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*"
+#: A unit after a number: ``\text{ cm}^2``, ``\mbox{ miles}``, `` cm``, ``m²``, `` dollars``.
+_UNIT_TAIL: Final = (
+    rf"(?:\s*{_TEXT_CMD}\{{\s*(?P<u1>[A-Za-z][A-Za-z .]*?|[^{{}}\\]*[\p{{Han}}][^{{}}\\]*)\s*\}}"
+    r"|\s*(?<![A-Za-z\\])(?P<u2>(?:[A-Za-z]{2,}|[a-zA-Z]|[\p{Han}]+)(?:\s+[A-Za-z]{2,}){0,2}))"
+    r"(?:\s*(?:\^\s*\{?\s*[23]\s*\}?|[²³])|(?<=(?<![A-Za-z])(?:m|cm|mm|km|ft|in|yd))[23])?\s*$"
+)
+_CURRENCY_HEAD: Final = r"^\s*(?:\\\$|US\$|\$|¥|€|£|₹)\s*"
+#: Unit words that may follow an expression (``2\pi cm``), not only a plain number.
+_KNOWN_UNITS: Final = frozenset(
+    {"cm", "mm", "km", "m", "in", "ft", "inches", "feet", "meters", "metres", "miles", "units", "degrees",
+     "cm^2", "square units", "sq units", "radians", "seconds", "minutes", "hours", "dollars", "cents"}
+)
+_HEDGES: Final = (
+    r"(?<![A-Za-z])(?:or\s+(?:possibly|maybe|perhaps|probably|approximately)|possibly|maybe|perhaps"
+    r"|not\s+sure|either)(?![A-Za-z])"
+)
+_LIST_GLUE: Final = (
+    r"\s*(?:\\text\{\s*(?:and|or|,)\s*\}|(?<![A-Za-z\\])(?:and|or)(?![A-Za-z])|\\(?:land|lor|vee|wedge)(?![A-Za-z]))\s*"
+)
+#: Words allowed in a math answer (SymPy would read any other letters as a product of symbols).
+_MATH_WORDS: Final = frozenset(
+    {"sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "lim", "max", "min", "sqrt", "pi",
+     "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "det", "gcd", "lcm", "mod", "inf", "oo"}
+)
+_PROSE_STOPWORDS: Final = frozenset({"is", "as", "at", "be", "by", "if", "it", "of", "on", "to", "we", "so", "no", "an"})
+_TEXT_WHOLE: Final = rf"^\s*{_TEXT_CMD}\{{(?P<t>[^{{}}]*)\}}\s*$"
+
+
+def remove_invisible(text: str) -> str:
+    """Drop zero-width characters, bidi marks and soft hyphens.
+
+    >>> remove_invisible("4\\u200b2")
+    '42'
+    """
+    if not any(c in INVISIBLE_CHARS for c in text):
+        return text
+    return "".join(c for c in text if c not in INVISIBLE_CHARS)
+
+
+def _brace_end(text: str, open_index: int) -> int | None:
+    depth = 0
+    i = open_index
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def unwrap_boxes(text: str) -> str:
+    r"""Replace every ``\boxed{X}`` / ``\fbox{X}`` by ``X`` (an unclosed box is left as it is).
+
+    >>> unwrap_boxes(r"x = \boxed{\frac{1}{2}} and \boxed{3}")
+    'x = \\frac{1}{2} and 3'
+    """
+    pattern = compile_pattern(r"\\(?:boxed|fbox)\s*(?=\{)")
+    for _ in range(64):
+        m = pattern.search(text)
+        if m is None:
+            return text
+        end = _brace_end(text, m.end())
+        if end is None:
+            return text
+        text = text[: m.start()] + text[m.end() + 1 : end] + text[end + 1 :]
+    return text
+
+
+def _sub(pattern: str, repl: str | Callable[[Any], str], text: str) -> str:
+    return compile_pattern(pattern).sub(repl, text)
+
+
+def _clean(s: str) -> tuple[str, bool, list[str]]:
+    """Surface clean-up shared by both paths: delimiters, spacing, digit groups, degrees,
+    percent, units, currency.  Returns the text, whether it carried ``%``, what was dropped."""
+    dropped: list[str] = []
+    s = remove_invisible(s).replace("\u2212", "-").replace("−", "-")
+    s = unwrap_boxes(s)
+    s = _sub(_DELIMITERS, " ", s)
+    # digit groups: 32,\! 349 / 1\,000 / 14{,}916 / 1 000 000
+    s = _sub(r"(?<=[0-9]),\s*\\!\s*(?=[0-9]{3})", ",", s)
+    s = _sub(r"(?<=[0-9])\\[,!;: ]\s*(?=[0-9]{3})", "", s)
+    s = _sub(r"(?<=[0-9])\s*\{,\}\s*(?=[0-9]{3})", ",", s)
+    s = _sub(r"(?<=[0-9])\{\s*\}(?=[0-9])", "", s)
+    s = _sub(r"(?<![0-9.,])([0-9]{1,3})((?:[ \u00a0\u202f\u2009][0-9]{3})+)(?![0-9.,]|\s*[0-9])",
+             lambda m: m.group(1) + _sub(r"\s", "", m.group(2)), s)
+    s = _sub(_SPACING, " ", s)
+    s = _sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![A-Za-z])\s*", "", s)
+    s = _sub(r"\\[dtc]frac(?![A-Za-z])", r"\\frac", s)
+    s = s.strip()
+    s = _sub(r"[\s.。,;:]+$", "", s)
+    s = _sub(r"^[\s=:]+", "", s)
+    if compile_pattern(_DEGREES).search(s):
+        s = _sub(_DEGREES, "", s)
+        dropped.append("degrees")
+    percent = False
+    m = compile_pattern(_PERCENT_TAIL).search(s)
+    if m is not None and m.start() > 0:
+        s = s[: m.start()].rstrip()
+        percent = True
+    head = compile_pattern(_CURRENCY_HEAD).match(s)
+    if head is not None and head.end() < len(s):
+        dropped.append(head.group(0).strip())
+        s = s[head.end() :]
+    s = _sub(r"\\\$", "", s).strip()
+    return s, percent, dropped
+
+
+def _strip_unit(s: str, dropped: list[str]) -> str:
+    """``15\\text{ cm}^2`` → ``15``; a unit only goes when a number stands before it."""
+    m = compile_pattern(_UNIT_TAIL).search(s)
+    if m is None:
+        return s
+    head = s[: m.start()].rstrip()
+    unit = (m.group("u1") or m.group("u2") or "").strip()
+    if not head:
+        return s
+    if _plain_number(head) is None and not (unit in _KNOWN_UNITS and compile_pattern(r"(?:[0-9}]|\\pi)$").search(head)):
+        return s  # a unit follows a number ("2\pi cm"); "x <= 2 is our answer" is prose
+    if unit.lower() in _MATH_WORDS or unit in ("i", "e", "x", "y", "z", "n", "k", "a", "b", "c", "d", "t", "r"):
+        return s
+    if compile_pattern(r"(?i)^(?:percentage|percent|pct)$").match(unit):
+        return s
+    dropped.append(unit)
+    return head
+
+
+# --------------------------------------------------------------------------- fast path
+
+_MIXED: Final = r"^(?P<sign>-?)\s*(?P<whole>[0-9]+)\s*\\frac\s*\{\s*(?P<n>[0-9]+)\s*\}\s*\{\s*(?P<d>[0-9]+)\s*\}$"
+_SCI: Final = (
+    r"^(?P<m>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*(?:\\times|\\cdot|×|\*|x)\s*10\s*\^\s*"
+    r"(?:\{\s*(?P<e1>[+-]?[0-9]{1,4})\s*\}|(?P<e2>[0-9]))$"
+)
+_E_NOTATION: Final = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][+-]?[0-9]{1,4}$"
+_DECIMAL_COMMA: Final = r"^(?P<sign>-?)(?P<i>0|[0-9]{4,}|[1-9][0-9]{0,2})\,(?P<f>[0-9]+)$"
+
+
+def _plain_number(s: str) -> tuple[Fraction, bool] | None:
+    """The exact value of ``s`` when it is one plain number, and whether it was written as a
+    fraction; ``None`` otherwise.  ``1,22`` and ``0,111`` read as decimal commas (a group of
+    two digits, or after a lone ``0``, cannot be a thousands group); ``1,2`` is a list."""
+    if not s or len(s) > 200:
+        return None
+    mixed = compile_pattern(_MIXED).match(s)
+    if mixed is not None:
+        d = int(mixed.group("d"))
+        if d == 0:
+            return None
+        value = int(mixed.group("whole")) + Fraction(int(mixed.group("n")), d)
+        return (-value if mixed.group("sign") else value), True
+    sci = compile_pattern(_SCI).match(s)
+    if sci is not None:
+        exp = int(sci.group("e1") or sci.group("e2"))
+        return Fraction(sci.group("m")) * Fraction(10) ** exp, False
+    if compile_pattern(_E_NOTATION).match(s):
+        mantissa, _, power = s.lower().partition("e")
+        return Fraction(mantissa) * Fraction(10) ** int(power), False
+    comma = compile_pattern(_DECIMAL_COMMA).match(s)
+    if comma is not None:
+        frac = comma.group("f")
+        if len(frac) != 3 or comma.group("i") == "0" or len(comma.group("i")) >= 4:
+            if len(frac) == 1 and comma.group("i") != "0" and len(comma.group("i")) < 4:
+                return None  # 1,2: a list of two numbers
+            value = Fraction(f"{comma.group('i')}.{frac}")
+            return (-value if comma.group("sign") else value), False
+    read = to_fraction(s, percent="reject")
+    if read is None:
+        return None
+    value = read
+    written_as_fraction = "/" in s or "\\frac" in s
+    return value, written_as_fraction
+
+
+def _number_canonical(value: Fraction, as_fraction: bool, percent: bool) -> str:
+    text = format_fraction(value) if as_fraction else format_number(value)
+    return text + ("%" if percent else "")
+
+
+# --------------------------------------------------------------------------- SymPy path
+
+
+@lru_cache(maxsize=1)
+def _sympy() -> Any:
+    import sympy
+
+    return sympy
+
+
+@lru_cache(maxsize=1)
+def _front_end() -> tuple[Any, Any, Any, Any]:
+    from latex2sympy2_extended import NormalizationConfig, latex2sympy, normalize_latex
+    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+
+    norm = NormalizationConfig(basic_latex=True, units=False, malformed_operators=True, nits=True, boxed="all", equations=False)
+    conv = ConversionConfig(interpret_as_mixed_fractions=True, interpret_simple_eq_as_assignment=False, lowercase_symbols=False)
+    return latex2sympy, normalize_latex, norm, conv
+
+
+def _has_prose(s: str) -> str | None:
+    """The first word in ``s`` that is prose, not math (SymPy would read it as a product)."""
+    without_text = _sub(rf"{_TEXT_CMD}\{{[^{{}}]*\}}|\\(?:begin|end)\s*\{{[^{{}}]*\}}(?:\{{[^{{}}]*\}})?", " ", s)
+    for m in compile_pattern(r"(?<![\\A-Za-z])[A-Za-z]{2,}").finditer(without_text):
+        word = m.group(0)
+        if word.lower() in _MATH_WORDS:
+            continue
+        if len(word) >= 3 or word.lower() in _PROSE_STOPWORDS:
+            return word
+    return None
+
+
+def _huge(s: str) -> bool:
+    """Input SymPy would spend unbounded time on inside one C call (``10^{10^{10}}``, ``10000!``)."""
+    if compile_pattern(r"\^\s*\{?\s*[0-9]{5,}|[0-9]{5,}\s*!|\^\s*\{[^{}]*\^").search(s):
+        return True
+    return len(s) > MAX_ANSWER_CHARS
+
+
+def _rationalize(obj: Any) -> Any:
+    sp = _sympy()
+    if isinstance(obj, sp.MatrixBase):
+        return sp.ImmutableMatrix(obj.applyfunc(_rationalize))
+    if isinstance(obj, sp.Basic) and obj.has(sp.Float):
+        return obj.xreplace({f: sp.Rational(str(f)) for f in obj.atoms(sp.Float)})
+    return obj
+
+
+def _only_symbols(expr: Any) -> bool:
+    """A left side that names what is solved for: ``x``, ``f(x)``, ``(p, q)``, ``|AB|``, ``NO/BO``."""
+    sp = _sympy()
+    if isinstance(expr, sp.Symbol):
+        return True
+    if isinstance(expr, sp.Tuple):
+        return all(_only_symbols(a) for a in expr.args)
+    if isinstance(expr, sp.Function) or (isinstance(expr, sp.Basic) and expr.func.__class__ is sp.FunctionClass):
+        return all(isinstance(a, (sp.Symbol, sp.Number)) for a in expr.args)
+    if isinstance(expr, (sp.Mul, sp.Pow, sp.Abs)):
+        return bool(expr.free_symbols) and not expr.atoms(sp.Number) - {sp.Integer(-1), sp.Integer(1)} and not isinstance(expr, sp.Add)
+    return False
+
+
+def _solved(obj: Any) -> Any:
+    """``x = 2`` → ``2`` (one variable solved for), element-wise in sets; other equations stay."""
+    sp = _sympy()
+    if isinstance(obj, sp.Equality) and _only_symbols(obj.lhs) and not getattr(obj.rhs, "free_symbols", None):
+        return _solved(obj.rhs)
+    if isinstance(obj, sp.FiniteSet):
+        return sp.FiniteSet(*(_solved(a) for a in obj.args))
+    if isinstance(obj, sp.Tuple):
+        return sp.Tuple(*(_solved(a) for a in obj.args))
+    return obj
+
+
+def _split_chain(s: str) -> str:
+    """``x = 5 + 5 + 1 = 7 = 11`` → ``11``: in a chain of equalities the last member is the value
+    when it is free of letters; ``x = 1/3 \\approx 0.33`` → ``x = 1/3`` (the exact value)."""
+    approx = compile_pattern(r"\\approx(?![A-Za-z])|≈")
+    parts = approx.split(s)
+    if len(parts) > 1:
+        before = parts[0].strip()
+        if compile_pattern(r"^[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?$").match(before) or not before:
+            s = parts[-1]
+        else:
+            s = before
+    members = compile_pattern(r"(?<![<>!\\:])=(?!=)").split(s)
+    if len(members) == 2 and "," not in s and members[0].strip() and members[1].strip():
+        lhs, rhs = members[0].strip(), members[1].strip()
+        rhs_plain = not compile_pattern(r"[A-Za-z]").search(_sub(r"\\(?:frac|sqrt|pi|infty|cdot|times)(?![A-Za-z])", "", rhs))
+        lhs_bare = _sub(r"\\(?:times|cdot|div|frac|sqrt)(?![A-Za-z])", "", lhs)
+        if rhs_plain and not compile_pattern(r"[A-Za-z]").search(lhs_bare) and compile_pattern(r"[-+*/×÷^]|\\(?:times|cdot|div)").search(lhs):
+            return rhs  # 5 + 3 = 8: a computation, its result is the value
+        lhs_names = _sub(r"_\{[^{}]*\}|_[A-Za-z0-9]|\\(?:frac|left|right|mathrm|text|overline)(?![A-Za-z])", "", lhs)
+        if rhs_plain and not compile_pattern(r"[0-9]").search(lhs_names) and compile_pattern(r"^[A-Za-z{}()|:/\\ ,\[\]]+$").match(lhs_names):
+            return rhs  # k = 1, |AB| = 1, S_{MBCN}:S = 7:32: a named quantity solved for
+    if len(members) >= 3 and "," not in s and not compile_pattern(r"[A-Za-z\\]").search(members[-1].strip()):
+        return members[-1].strip()
+    return s
+
+
+def _sympy_read(s: str) -> Any:
+    latex2sympy, normalize_latex, norm, conv = _front_end()
+    sp = _sympy()
+    text = normalize_latex(s, norm)
+    obj = latex2sympy(text, normalization_config=None, conversion_config=conv)
+    obj = _rationalize(obj)
+    doable = (sp.Expr, sp.Tuple, sp.FiniteSet, sp.Interval, sp.Union)
+    if isinstance(obj, doable) and not obj.has(sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Rel, sp.logic.boolalg.Boolean):
+        obj = obj.doit()  # 1*1/e as written → 1/e
+    if isinstance(obj, sp.Basic) and not isinstance(obj, sp.MatrixBase):
+        e_symbols = [a for a in obj.free_symbols if getattr(a, "name", "") == "e"]
+        if e_symbols:
+            obj = obj.xreplace({e_symbols[0]: sp.E})
+    obj = _solved(obj)
+    return obj
+
+
+def _canonical_expr(obj: Any) -> str:
+    sp = _sympy()
+    if isinstance(obj, sp.Rational):
+        return format_fraction(Fraction(int(obj.p), int(obj.q)))
+    if isinstance(obj, sp.FiniteSet):
+        return r"\{" + ", ".join(sorted(_canonical_inner(a) for a in obj.args)) + r"\}"
+    if isinstance(obj, sp.Tuple):
+        return "(" + ", ".join(_canonical_inner(a) for a in obj.args) + ")"
+    if isinstance(obj, sp.Interval):
+        left = "(" if obj.left_open else "["
+        right = ")" if obj.right_open else "]"
+        return f"{left}{_canonical_inner(obj.start)}, {_canonical_inner(obj.end)}{right}"
+    if isinstance(obj, sp.Union):
+        return r" \cup ".join(_canonical_expr(a) for a in obj.args)
+    if isinstance(obj, sp.MatrixBase):
+        rows = [" & ".join(_canonical_inner(x) for x in obj.row(i)) for i in range(obj.rows)]
+        return r"\begin{pmatrix}" + r" \\ ".join(rows) + r"\end{pmatrix}"
+    if isinstance(obj, (sp.And, sp.Or)):
+        raise _WriteAsRead  # chained relations: written as read
+    return _canonical_inner(obj)
+
+
+class _WriteAsRead(Exception):
+    """The object has no canonical spelling of its own; the cleaned input is its spelling."""
+
+
+def _canonical_inner(obj: Any) -> str:
+    sp = _sympy()
+    if isinstance(obj, (sp.FiniteSet, sp.Tuple, sp.Interval, sp.Union, sp.MatrixBase)):
+        return _canonical_expr(obj)
+    if obj is sp.oo:
+        return r"\infty"
+    if obj is sp.S.NegativeInfinity:
+        return r"-\infty"
+    # "2 \frac{1}{x}" would read back as a mixed number: write the product explicitly
+    return _sub(r"([0-9])\s+\\frac", r"\1 \\cdot \\frac", str(sp.latex(obj)))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+_DIGITS_ONLY: Final = r"^\s*-?[0-9]{1,3}(?:,?[0-9]{3})*(?:\.[0-9]+)?\s*$|^\s*-?[0-9]+(?:\.[0-9]+)?\s*$"
+
+
+def _read(s: str, timeout: float) -> MathValue:
+    if compile_pattern(_DIGITS_ONLY).match(s):  # the commonest answer: no clean-up to do
+        plain = _plain_number(s.strip())
+        if plain is not None:
+            return MathValue("number", _number_canonical(plain[0], plain[1], False), number=plain[0])
+    original = s
+    if len(s) > MAX_ANSWER_CHARS:
+        raise NotMath(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
+    s, percent, dropped = _clean(s)
+    if not s:
+        raise NotMath("no answer: the text is empty")
+    if compile_pattern(_HEDGES).search(s) and len(compile_pattern(r"[0-9]+").findall(s)) >= 2:
+        raise NotMath(f"the answer hedges between values: {original.strip()[:80]!r}", "contradictory")
+    text_whole = compile_pattern(_TEXT_WHOLE).match(s)
+    if text_whole is not None:
+        inner = text_whole.group("t").strip()
+        inner_value = _plain_number(inner)
+        if inner_value is None:
+            return _text_value(inner)
+        s = inner
+    plain = _plain_number(s)
+    if plain is None:
+        stripped = _strip_unit(s, dropped)
+        if stripped != s:
+            s = stripped
+            plain = _plain_number(s)
+    if plain is not None:
+        value, as_fraction = plain
+        return MathValue("number", _number_canonical(value, as_fraction, percent), number=value,
+                         percent=percent, dropped=tuple(dropped))
+    if compile_pattern(r"^[A-Za-z][A-Za-z ]*[A-Za-z]$").match(s) and s.lower() not in _MATH_WORDS:
+        return _text_value(s)  # odd, Even, Evelyn
+    if compile_pattern(r"^[0-9]{1,2}:00(?::[0-9]{2})?$").match(s):
+        return _text_value(s)  # 12:00: a time of day, not a ratio with 0
+    if compile_pattern(r"^[0-9A-Za-z]+_\{?[0-9]+\}?$").match(s):
+        return _text_value(_sub(r"[{}]", "", s))  # 204_5: a numeral in base 5
+    if compile_pattern(r"^\(?[A-Z]\)?$").match(s) and s.strip("()") not in ("E",):
+        return _text_value(s.strip("()"))  # (C): an option letter
+    s = _sub(_LIST_GLUE, ", ", s).strip(" ,")
+    s = _sub(r",\s*(?:,\s*)+", ", ", s)
+    if s.startswith("(") and s.endswith(")") and "=" in s and _brace_depth_ok(s[1:-1]):
+        s = s[1:-1].strip()  # (35 + 70 = 105)
+    s = _split_chain(s)
+    plain = _plain_number(s.strip())
+    if plain is not None:
+        value, as_fraction = plain
+        return MathValue("number", _number_canonical(value, as_fraction, percent), number=value,
+                         percent=percent, dropped=tuple(dropped))
+    word = _has_prose(s)
+    if word is not None:
+        raise NotMath(f"{word!r} is prose, not part of a mathematical answer")
+    if _huge(s):
+        raise NotMath("a power or factorial too large to evaluate")
+    _front_end()  # importing SymPy takes a second or more: not part of any answer's time
+    return call_within(lambda: _symbolic(s, percent, dropped), timeout)
+
+
+def _symbolic(s: str, percent: bool, dropped: list[str]) -> MathValue:
+    """The SymPy path of :func:`_read`, run within the caller's time bound."""
+    try:
+        obj = _sympy_read(s)
+    except TimeUp:
+        raise
+    except (RecursionError, MemoryError) as exc:
+        raise NotMath(f"the expression is too deep to read ({type(exc).__name__})") from None
+    except Exception as exc:  # latex2sympy's parse errors are plain Exception
+        parts = _top_level_split(s)
+        if len(parts) < 2 and "\\pm" not in s:
+            raise NotMath(f"not a mathematical expression: {str(exc).splitlines()[0][:80]}") from None
+        obj = _list_of(parts, str(exc))
+    sp = _sympy()
+    if obj is None or obj is sp.nan or obj is sp.zoo or (isinstance(obj, sp.Basic) and obj.has(sp.zoo, sp.nan)):
+        raise NotMath("the expression has no value (division by zero)")
+    if isinstance(obj, sp.Rational):
+        value = Fraction(int(obj.p), int(obj.q))
+        return MathValue("number", _number_canonical(value, "/" in s or "frac" in s, percent), number=value,
+                         percent=percent, dropped=tuple(dropped))
+    if percent:
+        if not isinstance(obj, sp.Expr):
+            raise NotMath("a percent sign after something that is not a number")
+        obj = obj / 100
+    try:
+        canonical = _canonical_expr(obj)
+    except _WriteAsRead:
+        canonical = " ".join(s.split())
+    except (TypeError, ValueError, AttributeError, NotImplementedError, RecursionError) as exc:
+        raise NotMath(f"the expression cannot be written back ({type(exc).__name__})") from None
+    return MathValue("expr", canonical, obj=obj, dropped=tuple(dropped))
+
+
+def _brace_depth_ok(s: str) -> bool:
+    depth = 0
+    for c in s:
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _top_level_split(s: str) -> list[str]:
+    """``x = 1/2, x = \\frac{-1 \\pm \\sqrt{13}}{4}`` → its comma-separated members."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for i, c in enumerate(s):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0 and (i == 0 or s[i - 1] != "\\"):
+            parts.append(s[start:i].strip())
+            start = i + 1
+    parts.append(s[start:].strip())
+    return [p for p in parts if p]
+
+
+def _list_of(parts: list[str], why: str) -> Any:
+    """A set of the members' values (a member ``a \\pm b`` gives both)."""
+    sp = _sympy()
+    values: list[Any] = []
+    for part in parts:
+        variants = [part]
+        if "\\pm" in part:  # \frac{-1 \pm \sqrt{13}}{4}: both signs
+            variants = [part.replace("\\pm", "+", 1), part.replace("\\pm", "-", 1)]
+        for variant in variants:
+            try:
+                member = _sympy_read(_split_chain(variant))
+            except TimeUp:
+                raise
+            except Exception:  # latex2sympy's parse errors are plain Exception
+                raise NotMath(f"not a mathematical expression: {why.splitlines()[0][:80]}") from None
+            values.extend(member.args if isinstance(member, sp.FiniteSet) else [member])
+    return sp.FiniteSet(*values)
+
+
+def _text_value(text: str) -> MathValue:
+    inner = " ".join(text.split()).strip("() ")
+    if not inner:
+        raise NotMath("an empty \\text{}")
+    return MathValue("text", r"\text{" + inner + "}", text=inner)
+
+
+@lru_cache(maxsize=8192)
+def _read_cached(s: str, timeout: float) -> MathValue | NotMath:
+    try:
+        return _read(s, timeout)
+    except NotMath as exc:
+        return exc
+
+
+#: Values by their canonical spelling: reading a canonical answer gives the value it came from
+#: (the round-trip property the tests check), so the scorer never parses an answer twice.
+_BY_CANONICAL: dict[str, MathValue] = {}
+_BY_CANONICAL_MAX: Final = 8192
+
+
+def read_value(s: str, *, timeout: float = DEFAULT_MATH_TIMEOUT) -> MathValue:
+    """Read one answer string; raise :class:`NotMath` (with a status) or :class:`TimeUp`.
+
+    Plain numbers are read without SymPy and without any clock; the SymPy path runs within
+    ``timeout`` seconds (:func:`normalize._deadline.call_within`).
+
+    >>> [read_value(s).canonical for s in ["1,000", r"1\\frac{1}{4}", r"\\dfrac{2}{4}", "20\\\\%", r"x = 5"]]
+    ['1000', '5/4', '1/2', '20%', '5']
+    """
+    known = _BY_CANONICAL.get(s)
+    if known is not None:
+        return known
+    got = _read_cached(s, timeout)
+    if isinstance(got, NotMath):
+        raise got
+    if got.canonical not in _BY_CANONICAL:
+        if len(_BY_CANONICAL) >= _BY_CANONICAL_MAX:
+            _BY_CANONICAL.pop(next(iter(_BY_CANONICAL)))
+        _BY_CANONICAL.setdefault(got.canonical, got)
+    return got
+
+
+# --------------------------------------------------------------------------- equivalence
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close two numbers must be: ``max(rel·max(|a|,|b|), abs)``; irrational values
+    always get at least ``1e-12`` relative (they are compared numerically)."""
+
+    rel: float = 0.0
+    abs: float = 0.0
+
+
+_FLOOR: Final = Fraction(1, 10**12)
+
+
+def _close(a: Fraction, b: Fraction, tol: Tolerance) -> bool:
+    if a == b:
+        return True
+    bound = max(Fraction(tol.rel) * max(abs(a), abs(b)), Fraction(tol.abs))
+    return abs(a - b) <= bound
+
+
+def _num_candidates(v: MathValue, *, answer: bool, percent_bare: bool) -> list[Fraction]:
+    assert v.number is not None
+    if not v.percent:
+        return [v.number]
+    out = [v.number / 100]
+    if not answer or percent_bare:
+        out.append(v.number)
+    return out
+
+
+def equivalent(answer: MathValue, gold: MathValue, *, tol: Tolerance = Tolerance(), percent_bare: bool = False,
+               timeout: float = DEFAULT_MATH_TIMEOUT) -> bool:
+    """Whether ``answer`` means the same as ``gold``.  Numbers: exact rationals (or within
+    ``tol``); a percentage means its value (``20%`` = 0.2), a gold percentage also accepts the
+    bare number (``20``), and an answer percentage matches a bare gold only with ``percent_bare``.
+    Everything else: SymPy (see :func:`_same`).  Raises :class:`TimeUp` past ``timeout``.
+
+    >>> r = read_value
+    >>> equivalent(r("0.5"), r(r"\\frac{1}{2}")), equivalent(r("0.5\\\\%"), r("0.5")), equivalent(r("20"), r("20\\\\%"))
+    (True, False, True)
+    """
+    if answer.kind == "number" and gold.kind == "number":
+        a_vals = _num_candidates(answer, answer=True, percent_bare=percent_bare)
+        g_vals = _num_candidates(gold, answer=False, percent_bare=percent_bare)
+        return any(_close(a, g, tol) for a in a_vals for g in g_vals)
+    if answer.kind == "text" or gold.kind == "text":
+        return _text_key(answer) == _text_key(gold)
+    _sympy()  # imported outside the time bound
+    return bool(call_within(lambda: _same_cached(answer, gold, tol), timeout))
+
+
+def _text_key(v: MathValue) -> str:
+    if v.kind == "text":
+        assert v.text is not None
+        return _sub(r"[\s(){}]", "", v.text).casefold()
+    if v.kind == "expr":
+        sp = _sympy()
+        if isinstance(v.obj, sp.Symbol):
+            return str(v.obj.name).casefold()
+        if v.obj is sp.E:
+            return "e"
+    return "\x00" + v.canonical  # never equal to a text key
+
+
+def _as_sympy(v: MathValue) -> Any:
+    sp = _sympy()
+    if v.kind == "number":
+        assert v.number is not None
+        value = v.number / 100 if v.percent else v.number
+        return sp.Rational(value.numerator, value.denominator)
+    return v.obj
+
+
+@lru_cache(maxsize=8192)
+def _same_cached(a: MathValue, b: MathValue, tol: Tolerance) -> bool:
+    try:
+        return _same(_as_sympy(a), _as_sympy(b), tol)
+    except (TypeError, ValueError, AttributeError, NotImplementedError, RecursionError, ZeroDivisionError):
+        return False  # SymPy cannot compare these two objects: not shown equal
+
+
+def _same(a: Any, b: Any, tol: Tolerance) -> bool:
+    sp = _sympy()
+    if a == b:  # structurally identical (also sets SymPy has no finer rule for, e.g. ∅)
+        return True
+    if isinstance(a, sp.FiniteSet) and isinstance(b, sp.FiniteSet):
+        return _bijection(list(a.args), list(b.args), tol)
+    if isinstance(a, sp.FiniteSet) and len(a.args) == 1 and not isinstance(b, sp.Set):
+        return _same(a.args[0], b, tol)
+    if isinstance(b, sp.FiniteSet) and len(b.args) == 1 and not isinstance(a, sp.Set):
+        return _same(a, b.args[0], tol)
+    if (isinstance(a, sp.FiniteSet) and isinstance(b, sp.Tuple)) or (isinstance(a, sp.Tuple) and isinstance(b, sp.FiniteSet)):
+        s, t = (a, b) if isinstance(a, sp.FiniteSet) else (b, a)
+        return len(s.args) == len(t.args) and all(_same(x, y, tol) for x, y in zip(s.args, t.args, strict=True))
+    if isinstance(a, sp.Tuple) and isinstance(b, sp.Tuple):
+        return len(a.args) == len(b.args) and all(_same(x, y, tol) for x, y in zip(a.args, b.args, strict=True))
+    if isinstance(a, sp.Interval) and isinstance(b, sp.Interval):
+        return (a.left_open == b.left_open and a.right_open == b.right_open
+                and _same(a.start, b.start, tol) and _same(a.end, b.end, tol))
+    if (isinstance(a, sp.Interval) and isinstance(b, sp.FiniteSet)) or (isinstance(a, sp.FiniteSet) and isinstance(b, sp.Interval)):
+        i, f = (a, b) if isinstance(a, sp.Interval) else (b, a)  # {1, 3} written for the pair (1, 3)
+        return (i.left_open and i.right_open and len(f.args) == 2
+                and _same(i.start, f.args[0], tol) and _same(i.end, f.args[1], tol))
+    if _is_condition(a) and isinstance(b, sp.Set) and not isinstance(b, sp.FiniteSet):
+        return _same(_as_set(a), b, tol)
+    if _is_condition(b) and isinstance(a, sp.Set) and not isinstance(a, sp.FiniteSet):
+        return _same(a, _as_set(b), tol)
+    if isinstance(a, sp.Equality) and _only_symbols(a.lhs) and isinstance(b, sp.Expr):
+        return _same(a.rhs, b, tol)
+    if isinstance(b, sp.Equality) and _only_symbols(b.lhs) and isinstance(a, sp.Expr):
+        return _same(a, b.rhs, tol)
+    if (isinstance(a, sp.Interval) and isinstance(b, sp.Tuple)) or (isinstance(a, sp.Tuple) and isinstance(b, sp.Interval)):
+        i, t = (a, b) if isinstance(a, sp.Interval) else (b, a)
+        return (i.left_open and i.right_open and len(t.args) == 2
+                and _same(i.start, t.args[0], tol) and _same(i.end, t.args[1], tol))
+    if isinstance(a, sp.Intersection) or isinstance(b, sp.Intersection):
+        return bool(sp.simplify(sp.SymmetricDifference(a, b)) == sp.S.EmptySet)
+    if isinstance(a, sp.Union) and isinstance(b, sp.Union):
+        return _bijection(list(a.args), list(b.args), tol)
+    if isinstance(a, sp.MatrixBase) and isinstance(b, sp.MatrixBase):
+        return a.shape == b.shape and all(_same(x, y, tol) for x, y in zip(a, b, strict=True))
+    if isinstance(a, sp.Rel) and isinstance(b, sp.Rel):
+        return _same_relation(a, b, tol)
+    if isinstance(a, sp.And) and isinstance(b, sp.And):
+        return _bijection(list(a.args), list(b.args), tol)
+    kinds = (sp.Set, sp.Tuple, sp.MatrixBase, sp.Rel, sp.And, sp.Or)
+    if isinstance(a, kinds) or isinstance(b, kinds):
+        return False
+    if isinstance(a, sp.Expr) and isinstance(b, sp.Expr):
+        return _same_expr(a, b, tol)
+    return bool(a == b)
+
+
+def _subject(x: Any) -> Any:
+    """The one non-numeric side the inequalities of ``x`` constrain (``x``, ``f(x)``, ``|z|``), or None."""
+    sp = _sympy()
+    relations = x.args if isinstance(x, sp.And) else (x,)
+    subjects = set()
+    for r in relations:
+        if not isinstance(r, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+            return None
+        sides = [side for side in (r.lhs, r.rhs) if side.free_symbols]
+        if len(sides) != 1:
+            return None
+        subjects.add(sides[0])
+    return subjects.pop() if len(subjects) == 1 else None
+
+
+def _is_condition(x: Any) -> bool:
+    """An inequality, or a chain of them, on one quantity: ``-2 \\le x \\le 7``, ``0 < f(x) < 1``."""
+    return _subject(x) is not None
+
+
+def _as_set(condition: Any) -> Any:
+    sp = _sympy()
+    t = sp.Symbol("_t", real=True)
+    subject = _subject(condition)
+    if isinstance(subject, sp.Symbol) or (isinstance(subject, sp.Abs) and isinstance(subject.args[0], sp.Symbol)):
+        variable = subject if isinstance(subject, sp.Symbol) else subject.args[0]
+        return condition.xreplace({variable: t}).as_set()
+    return condition.xreplace({subject: t}).as_set()
+
+
+def _bijection(xs: list[Any], ys: list[Any], tol: Tolerance) -> bool:
+    if len(xs) != len(ys):
+        return False
+    left = list(ys)
+    for x in xs:
+        for i, y in enumerate(left):
+            if _same(x, y, tol):
+                del left[i]
+                break
+        else:
+            return False
+    return True
+
+
+def _same_relation(a: Any, b: Any, tol: Tolerance) -> bool:
+    sp = _sympy()
+
+    def oriented(r: Any) -> tuple[str, Any]:
+        if isinstance(r, sp.Equality):
+            return "eq", r.lhs - r.rhs
+        if isinstance(r, sp.Unequality):
+            return "ne", r.lhs - r.rhs
+        if isinstance(r, sp.StrictLessThan):
+            return "lt", r.lhs - r.rhs
+        if isinstance(r, sp.LessThan):
+            return "le", r.lhs - r.rhs
+        if isinstance(r, sp.StrictGreaterThan):
+            return "lt", r.rhs - r.lhs
+        if isinstance(r, sp.GreaterThan):
+            return "le", r.rhs - r.lhs
+        return "?", None
+
+    ka, da = oriented(a)
+    kb, db = oriented(b)
+    if ka != kb or da is None or db is None:
+        return False
+    if _same_expr(da, db, tol):
+        return True
+    if db == 0:
+        return False
+    ratio = sp.simplify(da / db)
+    if ratio.free_symbols or not ratio.is_number or ratio == 0:
+        return False
+    return bool(ka in ("eq", "ne") or ratio.is_positive)
+
+
+def _same_expr(a: Any, b: Any, tol: Tolerance) -> bool:
+    sp = _sympy()
+    if a == b:
+        return True
+    if isinstance(a, sp.Rational) and isinstance(b, sp.Rational):
+        return _close(Fraction(int(a.p), int(a.q)), Fraction(int(b.p), int(b.q)), tol)
+    symbols = sorted(a.free_symbols | b.free_symbols, key=str)
+    if not symbols:
+        return _numerically_equal(a, b, tol)
+    rng = random.Random(0x5EED)
+    for _ in range(3):  # reject fast on random points; then confirm symbolically
+        point = {s: sp.Rational(rng.randint(11, 97), rng.randint(7, 13)) for s in symbols}
+        try:
+            va, vb = a.xreplace(point), b.xreplace(point)
+        except (TypeError, ValueError):
+            break
+        if va.is_number and vb.is_number and not _numerically_equal(va, vb, tol):
+            return False
+    try:
+        return bool(sp.simplify(a - b) == 0)
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def _numerically_equal(a: Any, b: Any, tol: Tolerance) -> bool:
+    sp = _sympy()
+    try:
+        va, vb = sp.N(a, 40), sp.N(b, 40)
+    except (TypeError, ValueError):
+        return False
+    if not (va.is_number and vb.is_number):
+        return False
+    if va.has(sp.I) or vb.has(sp.I):
+        re_a, im_a = va.as_real_imag()
+        re_b, im_b = vb.as_real_imag()
+        return _float_close(re_a, re_b, tol) and _float_close(im_a, im_b, tol)
+    return _float_close(va, vb, tol)
+
+
+def _float_close(a: Any, b: Any, tol: Tolerance) -> bool:
+    sp = _sympy()
+    if a in (sp.oo, sp.S.NegativeInfinity, sp.zoo) or b in (sp.oo, sp.S.NegativeInfinity, sp.zoo):
+        return bool(a == b)
+    try:
+        fa, fb = Fraction(str(sp.Float(a, 40))), Fraction(str(sp.Float(b, 40)))
+    except (TypeError, ValueError):
+        return False
+    scale = max(abs(fa), abs(fb), Fraction(1))
+    bound = max(Fraction(tol.rel) * max(abs(fa), abs(fb)), Fraction(tol.abs), _FLOOR * scale)
+    return abs(fa - fb) <= bound
+
+
+__all__ = [
+    "DEFAULT_MATH_TIMEOUT",
+    "INVISIBLE_CHARS",
+    "MathValue",
+    "NotMath",
+    "TimeUp",
+    "Tolerance",
+    "equivalent",
+    "read_value",
+    "remove_invisible",
+    "unwrap_boxes",
+]

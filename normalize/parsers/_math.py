@@ -1,0 +1,146 @@
+r"""The ``math`` parser: the answer of a math solution as a canonical mathematical value, or no answer.
+
+Input is the statement the chain's ``extract_math_answer`` kept (or the whole solution when it
+found none: ``ParseContext.notes["found_by"] == "last_number"``).  In it the answer is
+
+1. the whole statement, when it is mathematics (``x \le 2``, ``(1, +\infty)``, ``1 or -1``); else
+2. the last mathematical item — a ``$…$`` / ``\(…\)`` / ``\[…\]`` span or a run of plain math
+   (``x <= 2``, ``1,000.99 m``) — together with the items listed right before it
+   (``$12$ and $13$``), and a percent word after it (``$28$ percent``).
+
+Hedging between values (``12 or possibly 15``) is ``contradictory``.  The value is read by
+:func:`normalize._mathvalue.read_value`: exact rationals for plain numbers, SymPy for the rest,
+never a number taken out of an expression (``(2,12) \cup (12,102)`` is an interval union, not
+12102; ``2x - y + 3z = 8`` an equation, not 8).  The answer is the value's canonical string
+(``5/4``, ``7 \pi``, ``\{1, 2\}``, ``(2, 12) \cup (12, 102)``, ``20%``, ``\text{Evelyn}``);
+reading that string again gives the same string.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import regex
+from pydantic import Field
+
+from normalize import status as st
+from normalize._deadline import TimeUp
+from normalize._mathvalue import (
+    MathValue,
+    NotMath,
+    _has_prose,
+    read_value,
+    remove_invisible,
+    unwrap_boxes,
+)
+from normalize._regex import compile_pattern
+from normalize.registry import Params, ParseContext, Parsed, parser
+
+
+class MathParams(Params):
+    """``timeout``: seconds SymPy may spend reading one answer (past it: status ``error``)."""
+
+    timeout: float = Field(2.0, gt=0, le=60)
+
+
+_SPANS: Final = r"\$\$(?P<a>.+?)\$\$|\$(?P<b>[^$]+?)\$|\\\((?P<c>.+?)\\\)|\\\[(?P<d>.+?)\\\]"
+# a run of plain math outside $…$: numbers, operators, brackets, LaTeX commands, lone letters
+_RUN_TOKEN: Final = (
+    r"(?:(?<![A-Za-z0-9])(?:[0-9]+(?:[.,][0-9]+)*|\.[0-9]+)|\\text\{[^{}]*\}|\\[A-Za-z]+|\\[{}%$]"
+    r"|(?<![A-Za-z'’])[A-Za-z](?![A-Za-z])|[-+*/^_=<>≤≥≠±×÷·()\[\]{}|!%])"
+)
+_RUN: Final = rf"{_RUN_TOKEN}(?:[ \t]?(?:{_RUN_TOKEN}|,(?=[ \t]?[-0-9(\[])))*"
+_GLUE: Final = r"^\s*(?:,|;|\band\b|\bor\b|\\text\{\s*(?:and|or)\s*\}|\\quad|\\qquad)?\s*$"
+_HEDGE_GLUE: Final = r"(?i)(?<![A-Za-z])(?:or\s+(?:possibly|maybe|perhaps|probably)|possibly|maybe|perhaps)(?![A-Za-z])"
+_PERCENT_AFTER: Final = r"^\s*(?:\\?%|％|percent(?:age)?|per\s+cent|pct)(?![A-Za-z])"
+_MAX_WHOLE: Final = 300
+#: GSM8K's calculator annotations, ``<<20/4=5.0>>``: the model's working, not its answer.
+_CALCULATOR: Final = r"<<[^<>\n]{0,200}>>"
+
+
+def _items(text: str) -> list[tuple[int, int, str]]:
+    """Math spans and plain math runs, in order: (start, end, content)."""
+    items: list[tuple[int, int, str]] = []
+    spans = list(compile_pattern(_SPANS, regex.DOTALL).finditer(text))
+    pos = 0
+    run = compile_pattern(_RUN)
+    for m in [*spans, None]:
+        stop = m.start() if m is not None else len(text)
+        for r in run.finditer(text, pos, stop):
+            content = r.group(0).strip(" ,.")
+            if any(c.isdigit() for c in content) or compile_pattern(r"\\(?:infty|pi|sqrt|frac)").search(content):
+                items.append((r.start(), r.end(), content))
+        if m is not None:
+            content = next(g for g in m.groups() if g is not None).strip().strip(",").strip()
+            if content and _has_prose(content) is None:
+                items.append((m.start(), m.end(), content))
+                pos = m.end()
+            else:
+                pos = m.start() + 1  # "$? just about 1$": dollars, not math
+    return items
+
+
+def _candidate(text: str, *, whole: bool) -> str:
+    """The part of ``text`` that states the answer (see the module docstring)."""
+    items = _items(text)
+    if not items:
+        raise NotMath("no mathematical answer found" if not any(c.isdigit() for c in text) else "no answer: the digits are inside words")
+    _, last_end, content = items[-1]
+    parts = [content]
+    index = len(items) - 1
+    while index > 0:
+        between = text[items[index - 1][1] : items[index][0]]
+        if compile_pattern(_HEDGE_GLUE).search(between):
+            raise NotMath(f"the answer hedges between {items[index - 1][2]!r} and {items[index][2]!r}", st.CONTRADICTORY)
+        if whole or not compile_pattern(_GLUE).match(between):
+            break
+        parts.insert(0, items[index - 1][2])
+        index -= 1
+    candidate = ", ".join(parts)
+    if compile_pattern(_PERCENT_AFTER).match(text[last_end:]) and "%" not in candidate:
+        candidate += r"\%"
+    return candidate
+
+
+@parser("math", version=1, params=MathParams)
+def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
+    r"""The answer as a canonical mathematical value (see the module docstring).
+
+    >>> ctx = ParseContext()
+    >>> [parse_math(s, MathParams(), ctx).answer for s in ["42 apples.", r"$1\frac{1}{4}$", r"x \in (2,12) \cup (12,102)", "x <= 2"]]
+    ['42', '5/4', '(2, 12) \\cup (12, 102)', 'x \\leq 2']
+    >>> parse_math("12 or possibly 15", MathParams(), ctx).status
+    'contradictory'
+    """
+    text = remove_invisible(text).strip()
+    if not text:
+        return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
+    whole_solution = ctx.notes.get("found_by") == "last_number" or ctx.notes.get("statement") == "paragraph"
+    unboxed = compile_pattern(_CALCULATOR).sub("", unwrap_boxes(text))
+    try:
+        candidate: str | None = None
+        if ctx.notes.get("statement") != "paragraph" and len(unboxed) <= _MAX_WHOLE:
+            if compile_pattern(_HEDGE_GLUE).search(unboxed) and len(compile_pattern(r"[0-9]+").findall(unboxed)) >= 2:
+                return Parsed(None, st.CONTRADICTORY, f"the answer hedges between values: {unboxed[:80]!r}")
+            try:
+                value = read_value(unboxed, timeout=params.timeout)
+            except NotMath as exc:
+                if exc.status != st.NO_ANSWER:
+                    raise
+            else:
+                return _ok(value)
+        candidate = _candidate(unboxed, whole=whole_solution)
+        value = read_value(candidate, timeout=params.timeout)
+    except NotMath as exc:
+        return Parsed(None, exc.status, exc.reason)
+    except TimeUp:
+        return Parsed(None, st.ERROR, f"reading the answer took longer than {params.timeout:g} s (timeout)")
+    return _ok(value)
+
+
+def _ok(value: MathValue) -> Parsed:
+    extra = {"dropped": list(value.dropped)} if value.dropped else {}
+    return Parsed(value.canonical, st.OK, None, extra)
+
+
+__all__ = ["MathParams", "parse_math"]

@@ -1,0 +1,369 @@
+r"""Stage 1, extract, for math: which statement of a solution is its answer.
+
+:func:`extract_math_answer` replaces the generic ``split_on_separator`` → ``extract_boxed`` →
+``extract_answer_marker`` sequence in math chains, because a math solution needs one decision
+over all three kinds of statement, not three independent cuts:
+
+* **final statements**: what follows ``####`` / ``最终输出:`` (to the end of its line) and what
+  follows a marker of the strong tiers (``final answer:``, ``the answer is``, ``答案是``…), to the
+  end of its sentence;
+* **boxes**: each outermost ``\boxed{…}``; boxes that stand side by side, joined only by
+  commas, ``and``, ``or``, ``\quad`` (``\boxed{3}, \boxed{5}``), are one statement listing
+  several solutions;
+* **weak markers** (``therefore``, ``thus``, ``因此``…) count only when there is nothing else.
+
+The last final statement wins, and it beats any earlier box (a final-answer sentence after a
+box is the answer; a box *inside* it is its value).  Two final statements, or two box
+statements, that state different values are ``contradictory``: the output is rejected, never
+resolved by position.  With no statement at all the whole text is kept for the parser, which
+reads the last number of a finished solution; a solution cut off mid-sentence
+(``… 19 × 2 = 38. Then we subtract the``) or an unclosed last box is ``no_answer``.
+
+The rule marks its output with how the answer was found (``marker``, ``boxed`` or
+``last_number``); the engine records that on the result (``Result.extra["found_by"]``) and the
+score report turns it into strict and flexible parse rates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Final
+
+import regex
+from pydantic import Field, field_validator
+
+from normalize import status as st
+from normalize._numbers import to_fraction
+from normalize._regex import compile_pattern
+from normalize.errors import RejectText
+from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, Params, StrTiers, StrTuple, rule
+from normalize.rules.extract import (
+    _BOX,
+    AnswerMarkerParams,
+    _answer_span,
+    _box_span,
+    _brace_pairs,
+    _guarded,
+    _outside_code,
+    resolve_answer_markers,
+)
+
+FOUND_BY_MARKER: Final = "marker"
+FOUND_BY_BOXED: Final = "boxed"
+FOUND_BY_LAST_NUMBER: Final = "last_number"
+#: How a stated answer was found; ``last_number`` is the flexible fallback, not a statement.
+STRICT_METHODS: Final = (FOUND_BY_MARKER, FOUND_BY_BOXED)
+
+
+class MathAnswerParams(Params):
+    """``languages``/``tiers``: the answer markers, as for ``extract_answer_marker`` (filled from
+    the pack's language overlays).  ``final_tiers``: how many of the best tiers are final-answer
+    statements (they beat a box; the tiers after them are weak hints).  ``separators``: what
+    precedes a final answer on its line (GSM8K's ``####``)."""
+
+    languages: StrTuple = ("en", "zh")
+    tiers: StrTiers = ()
+    final_tiers: int = Field(2, ge=1, le=10)
+    separators: StrTuple = ("####", "最终输出:", "最终输出：")
+
+    @field_validator("separators")
+    @classmethod
+    def _not_empty(cls, separators: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not s for s in separators):
+            raise ValueError(f"separators must be non-empty strings, got {separators!r}")
+        return separators
+
+    @field_validator("tiers")
+    @classmethod
+    def _patterns_compile(cls, tiers: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        return AnswerMarkerParams(tiers=tiers).tiers
+
+
+def resolve_math_markers(params: MathAnswerParams, resources: Mapping[str, Any]) -> MathAnswerParams:
+    """Fill empty ``tiers`` from the language overlays, as :func:`resolve_answer_markers` does."""
+    if params.tiers:
+        return params
+    resolved = resolve_answer_markers(AnswerMarkerParams(languages=params.languages), resources)
+    return MathAnswerParams.model_validate({**params.model_dump(), "tiers": resolved.tiers})
+
+
+_DEFAULT: Final = MathAnswerParams()
+
+
+@dataclass(frozen=True)
+class _Statement:
+    start: int
+    end: int
+    value: str  # the text that states the value
+    kind: str  # FOUND_BY_*
+
+
+# a sentence ends at . ! ? 。 followed by a space and a capital, a line break or the end; a
+# decimal point (3.5) or a dot inside $…$ does not end it
+_SENTENCE_END: Final = r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[A-Z\p{Han}]))(?=\s|$)|[!?。！？](?=\s|$)|\n"
+_LIST_JOIN: Final = (
+    r"^(?:\s|\$|,|;|&|\\\\|\\quad|\\qquad|\\,|\\;|\\text\s*\{\s*(?:and|or|,)?\s*\}|(?<![A-Za-z])(?:and|or)(?![A-Za-z])|\\\]|\\\[|\\\(|\\\))*$"
+)
+#: Chat-template tokens (``<|im_start|>``, ``<|eot_id|>``): what follows is not this answer.
+_SPECIAL_TOKEN: Final = r"<\|[A-Za-z_]{2,30}\|>"
+_TRUNCATED_TAIL: Final = r"[A-Za-z\p{Han},;:(\[{=+\-*/^_\\]\s*$"
+
+
+def _cut_sentence(text: str, begin: int, end: int, *, timeout: float) -> int:
+    """Where the sentence starting at ``begin`` ends (math inside ``$…$`` never ends it)."""
+    pos = begin
+    in_math = False
+    pattern = compile_pattern(r"\$|\\\(|\\\)|\\\[|\\\]|" + _SENTENCE_END)
+    seen_content = False
+    for m in pattern.finditer(text, begin, end, timeout=timeout):
+        token = m.group(0)
+        if token == "$" or token in ("\\(", "\\["):
+            in_math = not in_math if token == "$" else True
+            seen_content = True
+            continue
+        if token in ("\\)", "\\]"):
+            in_math = False
+            continue
+        if in_math:
+            continue
+        if token == "\n" and not text[begin : m.start()].strip():
+            continue  # "Final Answer\n42": the answer is on the next line
+        if text[pos : m.start()].strip() or seen_content:
+            return m.start()
+    return end
+
+
+def _value_key(value: str, *, timeout: float) -> Any:
+    """What two statements are compared by: the exact number, else the squeezed text."""
+    text = compile_pattern(r"\\boxed\s*\{|\\fbox\s*\{|\$|\\[()\[\]]|\\[,!; ]|\s").sub("", value, timeout=timeout)
+    text = text.rstrip(".。").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\left", "").replace("\\right", "")
+    text = text.rstrip("}") if value.count("{") < value.count("}") else text
+    number: Fraction | None = to_fraction(text, timeout=timeout)
+    return ("n", number) if number is not None else ("s", text)
+
+
+@rule(
+    "extract_math_answer",
+    stage="extract",
+    version=1,
+    scope=("math",),
+    params=MathAnswerParams,
+    idempotent=False,
+    resolve=resolve_math_markers,
+)
+def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    r"""Keep the statement that is the answer of a math solution (see the module docstring).
+
+    >>> p = MathAnswerParams(tiers=(("final answer is",), ("the answer is",), ("therefore",)))
+    >>> str(extract_math_answer(r"So $\boxed{255}$ first. The final answer is $10,455$. I hope it is correct.", p))
+    '$10,455$'
+    >>> str(extract_math_answer("Natalia sold 72 clips.\n#### 72", p))
+    '72'
+    >>> extract_math_answer("#### 18\nThe answer is 20", p)
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: contradictory: two final answers disagree: '18' and '20'
+    >>> str(extract_math_answer(r"the roots are \boxed{3}, \boxed{5}.", p))
+    '3, 5'
+    """
+    if not params.tiers:
+        raise ValueError("extract_math_answer has no marker tiers: load it from a pack or pass tiers")
+    special = compile_pattern(_SPECIAL_TOKEN).search(text, timeout=timeout)
+    if special is not None and text[: special.start()].strip():
+        text = text[: special.start()]  # the model ran on into a new chat turn
+    # the last statement of each kind counts: the last ####, the last marker of the best tier
+    finals: list[_Statement] = []
+    last_separator = _last_separated(text, params.separators, timeout=timeout)
+    if last_separator is not None:
+        finals.append(last_separator)
+    weak: _Statement | None = None
+    marked = False
+    for index, tier in enumerate(params.tiers):
+        if marked or (index >= params.final_tiers and weak is not None):
+            break
+        matches = list(_tier_pattern(tier).finditer(text, timeout=timeout))
+        matches = _outside_code(text, matches)
+        # the last match with something after it (a later marker inside an earlier statement is
+        # the innermost one: "Final Answer: The final answer is 5" → "5"); linear, not per match
+        for m in reversed(matches):
+            begin, end = _answer_span(text, m)
+            if begin == end:
+                continue
+            if index < params.final_tiers:
+                end = _cut_sentence(text, begin, end, timeout=timeout)
+            value = text[begin:end].strip()
+            for separator in params.separators:  # "the answer is #### 42": one statement, 42
+                if separator in value:
+                    value = value.rsplit(separator, 1)[1].strip()
+            if not value:
+                continue
+            statement = _Statement(m.start(), end, value, FOUND_BY_MARKER)
+            if index < params.final_tiers:
+                finals.append(statement)
+                marked = True
+            elif weak is None:
+                weak = statement
+            break
+    boxes = _boxes(text, timeout=timeout)
+    finals.sort(key=lambda s: s.start)
+    if finals:
+        last = finals[-1]
+        inside = [b for b in boxes if last.start <= b.start < last.end]
+        chosen = last
+        if inside:
+            chosen = _Statement(last.start, last.end, _join(inside), FOUND_BY_MARKER)
+        later_boxes = [b for b in boxes if b.start >= last.end]
+        values = _final_values(finals, boxes)
+        groups = _box_groups(text, later_boxes, timeout=timeout) if later_boxes else []
+        _check_agree([*values, *(_join(g) for g in groups)], timeout=timeout)
+        if groups:
+            return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
+        return AnnotatedText(chosen.value, found_by=chosen.kind)
+    if boxes:
+        groups = _box_groups(text, boxes, timeout=timeout)
+        _check_agree([_join(g) for g in groups], timeout=timeout)
+        return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
+    if _unclosed_box(text, timeout=timeout):
+        raise RejectText(st.NO_ANSWER, "the last \\boxed{} is never closed: the output was cut off")
+    if weak is not None:  # a hint ("Therefore, …"): the rest of its paragraph, read for its last item
+        return AnnotatedText(weak.value, found_by=FOUND_BY_MARKER, statement="paragraph")
+    if compile_pattern(_TRUNCATED_TAIL).search(_last_sentence(text), timeout=timeout) and not _has_number(
+        _last_sentence(text)
+    ):
+        raise RejectText(st.NO_ANSWER, "the solution stops mid-sentence with no answer stated (cut off)")
+    return AnnotatedText(text, found_by=FOUND_BY_LAST_NUMBER)
+
+
+@lru_cache(maxsize=64)
+def _tier_pattern(tier: tuple[str, ...]) -> regex.Pattern[str]:
+    """One guarded alternation for a tier of markers: one scan of the text per tier."""
+    return _guarded("|".join(f"(?:{pattern})" for pattern in tier))
+
+
+def _last_separated(text: str, separators: tuple[str, ...], *, timeout: float) -> _Statement | None:
+    """The statement after the last separator that has one (to the end of its line or the next
+    separator), outside code fences."""
+    limit = len(text)
+    while True:
+        best = max(((text.rfind(sep, 0, limit), sep) for sep in separators), key=lambda p: (p[0], len(p[1])))
+        start, separator = best
+        if start < 0:
+            return None
+        begin = start + len(separator)
+        line_end = text.find("\n", begin)
+        stop = len(text) if line_end < 0 else line_end
+        following = [p for p in (text.find(sep, begin, stop) for sep in separators) if p >= 0]
+        stop = min([stop, *following])
+        value = text[begin:stop].strip()
+        if value and not _in_fence(text, start, timeout=timeout):
+            return _Statement(start, stop, value, FOUND_BY_MARKER)
+        limit = start
+
+
+def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
+    if "```" not in text and "~~~" not in text:
+        return False
+    from normalize.rules._fences import find_fences
+
+    return any(f.start <= pos < f.end for f in find_fences(text, timeout=timeout))
+
+
+def _boxes(text: str, *, timeout: float) -> list[_Statement]:
+    found = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)))
+    if not found:
+        return []
+    pairs = _brace_pairs(text)
+    out: list[_Statement] = []
+    reach = -1
+    for box in found:
+        if box.start() < reach:
+            continue  # inside an earlier box
+        span = _box_span(text, box, pairs.get)
+        if span is None:
+            continue
+        content = text[span[0] : span[1]].strip()
+        reach = span[1] + (1 if span[1] < len(text) and text[span[1]] == "}" else 0)
+        if content:
+            out.append(_Statement(box.start(), reach, content, FOUND_BY_BOXED))
+    return out
+
+
+def _unclosed_box(text: str, *, timeout: float) -> bool:
+    found = _outside_code(text, list(compile_pattern(_BOX).finditer(text, timeout=timeout)))
+    return bool(found) and _box_span(text, found[-1], _brace_pairs(text).get) is None
+
+
+def _box_groups(text: str, boxes: list[_Statement], *, timeout: float) -> list[list[_Statement]]:
+    """Boxes joined only by list punctuation form one statement listing several values."""
+    groups: list[list[_Statement]] = [[boxes[0]]]
+    join = compile_pattern(_LIST_JOIN)
+    for box in boxes[1:]:
+        previous = groups[-1][-1]
+        if join.match(text[previous.end : box.start], timeout=timeout):
+            groups[-1].append(box)
+        else:
+            groups.append([box])
+    return groups
+
+
+_HEDGE_WORDS: Final = r"(?i)(?<![A-Za-z])(?:either|possibly|maybe|perhaps|might|could\s+(?:also\s+)?be|not\s+sure)(?![A-Za-z])"
+
+
+def _listed(text: str, group: list[_Statement], *, timeout: float) -> str:
+    """The values of a box group; several boxes in a hedging sentence ("either … or …") are
+    not a list of solutions but two candidate answers."""
+    if len(group) > 1:
+        start = max(text.rfind("\n", 0, group[0].start), text.rfind(". ", 0, group[0].start)) + 1
+        ends = [p for p in (text.find("\n", group[-1].end), text.find(". ", group[-1].end)) if p >= 0]
+        sentence = text[start : min(ends) if ends else len(text)]
+        if compile_pattern(_HEDGE_WORDS).search(sentence, timeout=timeout):
+            raise RejectText(st.CONTRADICTORY, f"the answer hedges between {group[0].value[:40]!r} and {group[-1].value[:40]!r}")
+    return _join(group)
+
+
+def _join(boxes: list[_Statement]) -> str:
+    return ", ".join(b.value for b in boxes)
+
+
+def _final_values(finals: list[_Statement], boxes: list[_Statement]) -> list[str]:
+    values = []
+    for f in finals:
+        inside = [b for b in boxes if f.start <= b.start < f.end]
+        values.append(_join(inside) if inside else f.value)
+    return values
+
+
+def _check_agree(values: list[str], *, timeout: float) -> None:
+    if len(values) < 2 or len(set(values)) < 2:
+        return
+    keys: dict[Any, str] = {}
+    for value in values:
+        key = _value_key(value, timeout=timeout)
+        if key not in keys:
+            keys[key] = value
+    if len(keys) > 1:
+        first, *rest = keys.values()
+        raise RejectText(st.CONTRADICTORY, f"two final answers disagree: {first[:60]!r} and {rest[-1][:60]!r}")
+
+
+def _last_sentence(text: str) -> str:
+    stripped = text.rstrip()
+    cut = max(stripped.rfind(". "), stripped.rfind(".\n"), stripped.rfind("\n"), stripped.rfind("。"))
+    return stripped[cut + 1 :] if cut >= 0 else stripped
+
+
+def _has_number(text: str) -> bool:
+    return any(c.isdigit() for c in text)
+
+
+__all__ = [
+    "FOUND_BY_BOXED",
+    "FOUND_BY_LAST_NUMBER",
+    "FOUND_BY_MARKER",
+    "STRICT_METHODS",
+    "MathAnswerParams",
+    "extract_math_answer",
+]
