@@ -127,6 +127,8 @@ def _add_bootstrap_options(parser: argparse.ArgumentParser) -> None:
 def _check_bootstrap(args: argparse.Namespace) -> None:
     if args.bootstrap < 1:
         raise UsageError(f"--bootstrap must be at least 1, got {args.bootstrap}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be non-negative, got {args.seed}")
 
 
 def check_scoring(pack: Pack) -> None:

@@ -1,12 +1,12 @@
 """Statistics for honest scores: bootstrap intervals, chance baselines, pass@k, choice rules.
 
-Everything here is deterministic: randomness comes only from ``random.Random(seed)`` created
-inside each call, so the same inputs and seed always give the same interval on every machine.
-The bootstrap is vectorized with numpy but draws exactly the numbers ``random.Random(seed)``
-would: the Mersenne Twister state of ``random.Random(seed)`` is handed to numpy's legacy
-``RandomState`` (the same generator and the same 53-bit doubles), so each resample picks the
-same items as ``rng.choices(data, k=n)`` did; the intervals are those of the pure-Python
-version (exactly for integer-valued scores, to the last bit of a float sum otherwise).
+Everything here is deterministic: randomness comes only from ``numpy.random.default_rng(seed)``
+(PCG64) created inside each call, so the same inputs and seed always give the same interval
+(with the same numpy). The bootstrap is fully vectorized: scores with few distinct values
+(0/1 accuracy, paired differences in {-1, 0, 1}) are resampled as multinomial counts of those
+values; other scores as a matrix of uniform item indices drawn in chunks of bounded size. Both
+consume the generator's stream in a fixed order, so the interval does not depend on the chunk
+size.
 
 Bad input raises ``ValueError`` naming the offending value; nothing is clipped or guessed.
 """
@@ -14,7 +14,6 @@ Bad input raises ``ValueError`` naming the offending value; nothing is clipped o
 from __future__ import annotations
 
 import math
-import random
 import statistics
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
@@ -51,7 +50,9 @@ def _finite_values(values: Sequence[float], name: str) -> list[float]:
     return out
 
 
-def _check_resampling(n_resamples: int, confidence: float) -> None:
+def _check_resampling(n_resamples: int, confidence: float, seed: int) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     if not (isinstance(confidence, (int, float)) and 0.0 < confidence < 1.0):
@@ -83,43 +84,67 @@ def _percentile_interval(stats: list[float], confidence: float) -> tuple[float, 
 
 # --------------------------------------------------------------------------- bootstrap
 
-#: Resampled items drawn at once (chunks of whole resamples): small enough to stay in cache.
-_CHUNK_ITEMS = 1 << 16
+#: Random numbers drawn at once (chunks of whole resamples): bounds the memory of a bootstrap.
+_CHUNK_ITEMS = 1 << 14
 #: Bootstraps of more resampled items than this show a progress bar (on a terminal).
 _PROGRESS_ITEMS = 1 << 26
+#: Scores with at most ``n // _COUNTS_RATIO`` distinct values are resampled as multinomial counts.
+_COUNTS_RATIO = 32
 
 
-def _python_stream(seed: int) -> np.random.RandomState:
-    """A numpy generator that continues exactly where ``random.Random(seed)`` starts."""
-    _version, state, _ = random.Random(seed).getstate()
-    generator = np.random.RandomState()
-    generator.set_state(("MT19937", np.array(state[:624], dtype=np.uint32), int(state[624]), 0, 0.0))
-    return generator
+def _uniform_indices(raw: np.ndarray, n: int, spare: np.random.Generator, out: np.ndarray) -> None:
+    """Turn uniform 32-bit words into uniform indices below ``n``, exactly, into ``out`` (int64).
+
+    With ``q = 2**32 // n``, each index has exactly ``q`` words ``w < n * q`` with ``w // q`` equal
+    to it; the rare words at or above ``n * q`` (probability below ``n / 2**32``) are replaced, in
+    order, by draws from ``spare``.
+    """
+    q = (1 << 32) // n
+    np.floor_divide(raw, np.uint32(q), out=out, casting="unsafe")
+    if int(raw.max()) >= n * q:
+        rejected = raw >= n * q
+        out[rejected] = spare.integers(0, n, size=int(rejected.sum()))
 
 
-def _resample_means(data: Sequence[float], n_resamples: int, seed: int, what: str) -> list[float]:
-    """Means of ``n_resamples`` resamples with replacement, drawn as ``random.Random(seed).choices``
-    draws them (``floor(random() * n)`` per pick, resample after resample), in chunks."""
+def _resample_means(
+    data: Sequence[float], n_resamples: int, seed: int, what: str, chunk_items: int = _CHUNK_ITEMS
+) -> list[float]:
+    """Means of ``n_resamples`` resamples with replacement (``len(data)`` picks each).
+
+    Few distinct values: each resample is a multinomial draw of how often each value is picked
+    (the same distribution as picking items, in O(distinct values) per resample). Otherwise each
+    pick is an exactly uniform index made from one 32-bit half of the generator's raw output
+    (:func:`_uniform_indices`). Chunks hold whole resamples (an even number of them, so no half
+    word is skipped) and the stream is consumed in the same order whatever ``chunk_items`` is.
+    """
     values = np.asarray(data, dtype=np.float64)
     n = len(values)
-    exact = bool(np.all(values == np.floor(values))) and float(np.abs(values).sum()) < 2.0**53
-    generator = _python_stream(seed)
-    per_chunk = max(1, _CHUNK_ITEMS // n)
-    means: list[float] = []
+    if n >= 1 << 32:
+        raise ValueError(f"the bootstrap resamples fewer than 2**32 values, got {n}")
+    generator = np.random.default_rng(seed)
+    distinct, counts = np.unique(values, return_counts=True)
+    by_counts = len(distinct) == 1 or len(distinct) * _COUNTS_RATIO <= n
+    per_chunk = max(1, chunk_items // len(distinct)) if by_counts else max(2, chunk_items // n // 2 * 2)
     chunks: Iterator[int] = iter(range(0, n_resamples, per_chunk))
-    if n * n_resamples > _PROGRESS_ITEMS:
+    if not by_counts and n * n_resamples > _PROGRESS_ITEMS:  # counts take milliseconds: no bar
         chunks = iter(tqdm(range(0, n_resamples, per_chunk), desc=what, unit="chunk", leave=False))
-    for start in chunks:
-        count = min(per_chunk, n_resamples - start)
-        draws = generator.random_sample(count * n)
-        draws *= n
-        picks = draws.astype(np.intp).reshape(count, n)  # truncation is floor: draws are ≥ 0
-        drawn = values[picks]
-        if exact:  # integer sums are exact in float64: the same as math.fsum
-            sums = drawn.sum(axis=1).tolist()
-        else:
-            sums = [math.fsum(row) for row in drawn.tolist()]
-        means.extend(total / n for total in sums)
+    sums: list[np.ndarray] = []
+    if by_counts:
+        for start in chunks:
+            picked = generator.multinomial(n, counts / n, size=min(per_chunk, n_resamples - start))
+            sums.append((picked * distinct).sum(axis=1))
+    else:
+        spare = np.random.default_rng([seed, 1])
+        picks = np.empty(per_chunk * n, dtype=np.int64)
+        drawn = np.empty(per_chunk * n, dtype=np.float64)
+        for start in chunks:
+            size = min(per_chunk, n_resamples - start)
+            words = generator.bit_generator.random_raw((size * n + 1) // 2).view(np.uint32)[: size * n]
+            _uniform_indices(words, n, spare, picks[: size * n])
+            # every index is below n by construction: "clip" only skips the bounds check
+            values.take(picks[: size * n], out=drawn[: size * n], mode="clip")
+            sums.append(drawn[: size * n].reshape(size, n).sum(axis=1))
+    means: list[float] = (np.concatenate(sums) / n).tolist()
     return means
 
 
@@ -132,20 +157,20 @@ def bootstrap_ci(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval for the mean of ``values``; always contains the mean.
 
-    Each resample draws ``len(values)`` items with replacement from ``random.Random(seed)``.
+    Each resample draws ``len(values)`` items with replacement, seeded by ``seed`` (numpy PCG64).
     With few or very skewed items the plain percentile interval can miss the point estimate;
     the bounds are then widened to include it, so a report never shows a score outside its
     own interval.
 
     >>> bootstrap_ci([1, 1, 0, 1, 0, 1, 1, 0, 1, 1], n_resamples=2000, seed=0)
-    (0.4, 0.9)
+    (0.4, 1.0)
     >>> bootstrap_ci([0.5, 0.5, 0.5])
     (0.5, 0.5)
     """
     data = _finite_values(values, "values")
     if not data:
         raise ValueError("bootstrap_ci needs at least one value, got an empty sequence")
-    _check_resampling(n_resamples, confidence)
+    _check_resampling(n_resamples, confidence, seed)
     n = len(data)
     point = math.fsum(data) / n
     means = _resample_means(data, n_resamples, seed, "bootstrap")
@@ -186,7 +211,7 @@ def paired_bootstrap(
         raise ValueError(f"paired samples must have the same length, got {len(xs)} and {len(ys)}")
     if not xs:
         raise ValueError("paired_bootstrap needs at least one pair, got empty sequences")
-    _check_resampling(n_resamples, confidence)
+    _check_resampling(n_resamples, confidence, seed)
     n = len(xs)
     deltas = [y - x for x, y in zip(xs, ys, strict=True)]
     diff = math.fsum(deltas) / n

@@ -1,7 +1,8 @@
 """Properties every registered rule must have, enumerated from ``REGISTRY.rules``.
 
 A newly registered rule is exercised here without anyone writing a test for it: it must not
-raise on arbitrary Unicode (``RejectText`` from a structure rule is a recorded status, not a
+raise on arbitrary Unicode (``RejectText`` from a structure rule, or from an extract rule whose
+params enable a rejection mode such as ``conflict="contradictory"``, is a recorded status, not a
 crash), be deterministic, be idempotent when it says so, not grow text without bound, carry a
 docstring example, and be covered by a golden sample that it changes.  The rule's params are
 the ones the shipped pack uses, else those of its ``opt_in.jsonl`` row, else its defaults
@@ -13,10 +14,11 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import get_args
 
 import pytest
 import regex
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from normalize.check import build_spec, distinct_specs, pack_resources
@@ -25,6 +27,7 @@ from normalize.engine import RuleSpec
 from normalize.errors import RejectText
 from normalize.pack import Pack, load_pack
 from normalize.registry import REGISTRY
+from normalize.status import Status
 
 RULE_NAMES = sorted(REGISTRY.rules)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -82,27 +85,57 @@ def specs_for(name: str) -> tuple[RuleSpec, ...]:
     return (build_spec(name, None, resources),)
 
 
-#: Extract rules that may stop a chain with a recorded status: two different marked answers are
-#: ``contradictory``; the math statement rule may also decide there is ``no_answer``.  The engine
-#: records RejectText from any stage: it is never a crash.
-_REJECTING_EXTRACT = frozenset({"extract_answer_marker", "extract_code_block", "extract_json_block"})
-DECIDING_EXTRACT_RULES = frozenset({"extract_math_answer"})
+#: Extract-stage params that ask the rule to reject text: (rule, param, value) -> the status.
+REJECTING_PARAMS: dict[tuple[str, str, str], Status] = {
+    ("extract_answer_marker", "conflict", "contradictory"): "contradictory",
+    ("extract_code_block", "alternatives", "contradictory"): "contradictory",
+    ("extract_json_block", "alternatives", "contradictory"): "contradictory",
+}
+#: Extract rules that decide, whatever their params, that an output states no single answer
+#: (the math statement rule: cut-off solutions, hedged or disagreeing final answers).
+DECIDING_EXTRACT_RULES: dict[str, frozenset[Status]] = {
+    "extract_math_answer": frozenset({"no_answer", "contradictory"}),
+}
+
+
+def _rejection_statuses(spec: RuleSpec) -> frozenset[str]:
+    """The statuses ``spec`` may legitimately stop its chain with (none for most rules)."""
+    if spec.stage == "structure":
+        return frozenset(get_args(Status)) - {"ok", "no_output"}
+    params = spec.params.model_dump(mode="json")
+    return DECIDING_EXTRACT_RULES.get(spec.name, frozenset()) | frozenset(
+        status for (rule, key, value), status in REJECTING_PARAMS.items()
+        if rule == spec.name and params.get(key) == value
+    )
 
 
 def _apply(spec: RuleSpec, text: str) -> str | None:
-    """The rule's output, or None when a structure rule (or an extract rule that decides the
-    output states no single answer) rejects the text (a recorded status)."""
+    """The rule's output, or None when it rejects the text with a recorded status it may use:
+    any structure rule, or an extract rule whose params enable a rejection mode."""
     try:
         return str(spec.apply(text))
-    except RejectText as rejected:
-        if spec.stage == "structure" or spec.name in DECIDING_EXTRACT_RULES:
-            return None
-        if spec.name in _REJECTING_EXTRACT and rejected.status == "contradictory":
-            return None
-        raise
+    except RejectText as rejection:
+        if rejection.status not in _rejection_statuses(spec):
+            raise
+        assert rejection.reason, "a rejection must say why"
+        return None
 
 
 # --------------------------------------------------------------------------- properties
+
+
+def test_only_rejecting_params_let_an_extract_rule_reject() -> None:
+    text = "答案是0.答案是1"
+    by_conflict = {spec.params.model_dump()["conflict"]: spec for spec in specs_for("extract_answer_marker")}
+    assert _rejection_statuses(by_conflict["contradictory"]) == {"contradictory"}
+    with pytest.raises(RejectText) as info:
+        by_conflict["contradictory"].apply(text)
+    assert info.value.status == "contradictory"
+    assert _apply(by_conflict["contradictory"], text) is None
+    last = build_spec("extract_answer_marker", {"conflict": "last"}, pack_resources(shipped()))
+    assert _apply(last, text) == "1"
+    assert not _rejection_statuses(last)
+    assert not _rejection_statuses(specs_for("normalize_whitespace")[0])
 
 
 @pytest.mark.parametrize("name", RULE_NAMES)
@@ -111,6 +144,7 @@ def test_rule_survives_arbitrary_text_deterministically_and_bounded(name: str) -
 
     @FAST
     @given(text=ARBITRARY)
+    @example(text="答案是0.答案是1")  # extract_answer_marker(conflict="contradictory") rejects it
     def check(text: str) -> None:
         for spec in specs:
             first = _apply(spec, text)

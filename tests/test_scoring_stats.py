@@ -6,12 +6,15 @@ import itertools
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.stats import (
     PairedResult,
+    _resample_means,
+    _uniform_indices,
     bootstrap_ci,
     chance_adjusted,
     chance_baseline,
@@ -211,3 +214,57 @@ def test_coefficient_of_variation() -> None:
         coefficient_of_variation([0.5])
     with pytest.raises(ValueError, match="mean 0"):
         coefficient_of_variation([-1.0, 1.0])
+
+
+def test_bootstrap_does_not_depend_on_the_chunk_size() -> None:
+    scores = [float(i % 3 == 0) for i in range(400)]  # few distinct values: multinomial counts
+    floats = [((i * 7919) % 1000) / 1000 for i in range(400)]  # many distinct values: index matrix
+    for data in (scores, floats):
+        reference = _resample_means(data, 37, 5, "test")
+        for chunk_items in (1, 3, 400, 401, 10_000, 1 << 20):
+            assert _resample_means(data, 37, 5, "test", chunk_items=chunk_items) == reference
+    assert _resample_means(scores, 37, 5, "test") != _resample_means(scores, 37, 6, "test")
+
+
+@pytest.mark.parametrize("distinct", [False, True])
+def test_bootstrap_ci_matches_the_binomial_interval(distinct: bool) -> None:
+    # 0/1 scores (resampled as counts) and the same scores nudged apart so that every value is
+    # distinct (resampled by index) must both give the normal binomial interval p ± 1.96·√(p(1−p)/n).
+    n, p = 2000, 0.3
+    values = [float(i % 10 < 3) for i in range(n)]
+    if distinct:
+        values = [v + i * 1e-9 for i, v in enumerate(values)]
+    low, high = bootstrap_ci(values, n_resamples=4000, seed=11)
+    half = 1.959964 * math.sqrt(p * (1 - p) / n)
+    assert low == pytest.approx(p - half, abs=0.003)
+    assert high == pytest.approx(p + half, abs=0.003)
+
+
+def test_paired_bootstrap_matches_the_normal_interval_of_the_differences() -> None:
+    a = [float(i % 4 == 0) for i in range(3000)]
+    b = [float(i % 3 == 0) for i in range(3000)]
+    deltas = [y - x for x, y in zip(a, b, strict=True)]
+    mean = math.fsum(deltas) / len(deltas)
+    sd = math.sqrt(math.fsum((d - mean) ** 2 for d in deltas) / len(deltas))
+    result = paired_bootstrap(a, b, n_resamples=4000, seed=2)
+    half = 1.959964 * sd / math.sqrt(len(deltas))
+    assert result.low == pytest.approx(mean - half, abs=0.003)
+    assert result.high == pytest.approx(mean + half, abs=0.003)
+    assert result == paired_bootstrap(a, b, n_resamples=4000, seed=2)
+
+
+def test_uniform_indices_replace_the_words_above_the_last_whole_block() -> None:
+    # n = 3: q = 2**32 // 3 words per index; the one word at or above 3q is redrawn from `spare`.
+    q = (1 << 32) // 3
+    words = np.array([0, q - 1, q, 2 * q, 3 * q - 1, 3 * q, 2**32 - 1], dtype=np.uint32)
+    out = np.empty(len(words), dtype=np.int64)
+    _uniform_indices(words, 3, np.random.default_rng(9), out)
+    assert out[:5].tolist() == [0, 0, 1, 2, 2]
+    assert out[5:].tolist() == np.random.default_rng(9).integers(0, 3, size=2).tolist()
+
+
+def test_bootstrap_rejects_a_negative_seed() -> None:
+    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):
+        bootstrap_ci([1.0, 0.0], seed=-1)
+    with pytest.raises(ValueError, match="seed"):
+        paired_bootstrap([1.0], [0.0], seed=-1)
