@@ -19,6 +19,7 @@ from normalize.engine import Chain
 from normalize.pack import Pack, TaskType, load_pack
 from scoring._cli import score_file
 from scoring._comparison import compare_runs
+from scoring._html_extra import KNOWN_KEYS
 from scoring._items import item_from_row
 from scoring._rule_effects import rule_effects
 from scoring._svg import esc
@@ -227,7 +228,9 @@ def test_every_section_carries_the_pack_signature_and_hash(example_page: tuple[s
     html = example_page[0]
     pack = load_pack()
     sections = re.findall(r"<section id=\"(\w+)\">(.*?)</section>", html, re.S)
-    assert [name for name, _ in sections] == ["summary", "accuracy", "parse", "compare", "rules", "audit", "settings"]
+    # "other": the open-writing rows' text metrics and every group's MDD, which the page lists
+    assert [name for name, _ in sections] == ["summary", "accuracy", "parse", "other", "compare", "rules", "audit",
+                                              "settings"]
     for name, body in sections:
         assert esc(pack.hash) in body and esc(pack.signature) in body, name
 
@@ -258,7 +261,7 @@ def test_settings_that_change_a_number_are_written(example_page: tuple[str, Any,
     assert "items matched on (task, id)" in html and "mean of 1/K over scorable items" in html
     assert "aggregate" in html and "none (one row is one item)" in html
     assert "regex_timeout=" in html and "max_input_bytes=" in html
-    assert "metric=numeric" in html and "metric=squad_exact" in html
+    assert "metric=math" in html and "metric=squad_exact" in html
     pack = load_pack(pack_file)
     rows = write(tmp_path / "r.jsonl", [{"id": 1, "task": "sums", "output": "7", "target": "7"}])
     page = render_html(pack, [make_run(pack, "r", rows)])
@@ -429,7 +432,8 @@ def test_sections_the_page_has_no_chart_for_are_listed_with_their_intervals_and_
     assert "0–67.1" in html and 'data-metric="ndcg" data-value="0.450000"' in html and "0–1<" in html
     assert 'data-metric="mdd" data-value="0.250000"' in html
     assert "text_metrics · metrics · bleu signature" in html and "tok:13a|smooth:exp" in html
-    assert '<section id="other">' not in render_html(pack, [run])
+    plain = [{k: v for k, v in g.items() if k in KNOWN_KEYS} for g in run.report["groups"]]
+    assert '<section id="other">' not in render_html(pack, [dataclasses.replace(run, report={**run.report, "groups": plain})])
 
 
 def test_sibling_figures_share_one_scale() -> None:
