@@ -23,8 +23,9 @@ closed ends distinct, matrices element-wise, relations up to a positive factor.
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -603,8 +604,47 @@ def read_value(s: str, *, timeout: float = DEFAULT_MATH_TIMEOUT) -> MathValue:
     if got.canonical not in _BY_CANONICAL:
         if len(_BY_CANONICAL) >= _BY_CANONICAL_MAX:
             _BY_CANONICAL.pop(next(iter(_BY_CANONICAL)))
-        _BY_CANONICAL.setdefault(got.canonical, got)
+        # the canonical spelling carries no unit: reading it drops nothing
+        _BY_CANONICAL.setdefault(got.canonical, dataclasses.replace(got, dropped=()) if got.dropped else got)
     return got
+
+
+#: Spellings of one unit: degrees (``^\\circ``, ``°``, ``degrees`` are read as one) and currency.
+_UNIT_ALIASES: Final = {"degree": "degrees", "deg": "degrees", "°": "degrees", "\\circ": "degrees",
+                        "dollar": "dollars", "$": "dollars", "\\$": "dollars", "us$": "dollars"}
+#: Units a gold may carry without the answer having to: a currency is formatting in practice.
+_OPTIONAL_UNITS: Final = frozenset({"dollars", "cents", "¥", "€", "£", "₹"})
+
+
+def unit_names(dropped: Iterable[str]) -> frozenset[str]:
+    r"""Normalized names of the units in ``dropped`` (:attr:`MathValue.dropped`): ``\text{}``,
+    ``\mathrm{}``, spacing and case do not count; pure formatting gives no name.
+
+    >>> sorted(unit_names([r"\text{ CM}", "degrees", "°", r"\,"]))
+    ['cm', 'degrees']
+    """
+    names: set[str] = set()
+    for unit in dropped:
+        key = _sub(rf"{_TEXT_CMD}|[{{}}\s]|\\[,;:! ]", "", unit).casefold()
+        if key:
+            names.add(_UNIT_ALIASES.get(key, key))
+    return frozenset(names)
+
+
+def units_of(s: str, *, timeout: float = DEFAULT_MATH_TIMEOUT) -> frozenset[str]:
+    r"""The units ``s`` itself carries, as :func:`unit_names` (read from ``s``, never from a value
+    found by canonical spelling); ``frozenset()`` when ``s`` is no mathematical answer.
+
+    >>> sorted(units_of(r"5\text{ cm}")), sorted(units_of("30^\\circ")), sorted(units_of("5"))
+    (['cm'], ['degrees'], [])
+    """
+    got = _read_cached(s, timeout)
+    return frozenset() if isinstance(got, NotMath) else unit_names(got.dropped)
+
+
+def required_units(names: frozenset[str]) -> frozenset[str]:
+    """The unit names that must match between answer and gold: ``names`` less currency."""
+    return names - _OPTIONAL_UNITS
 
 
 # --------------------------------------------------------------------------- equivalence

@@ -16,6 +16,9 @@ from normalize._mathvalue import (
     equivalent,
     read_value,
     remove_invisible,
+    required_units,
+    unit_names,
+    units_of,
 )
 
 __all__ = [
@@ -28,4 +31,7 @@ __all__ = [
     "equivalent",
     "read_value",
     "remove_invisible",
+    "required_units",
+    "unit_names",
+    "units_of",
 ]

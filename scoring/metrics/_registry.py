@@ -96,6 +96,9 @@ class MetricContext:
 
     alias_groups: Sequence[Sequence[str]] = ()
     verifier: MathVerifier | None = None
+    #: The answer's units as its parser recorded them (``extra.dropped``); ``None``: unknown, so the
+    #: ``math`` metric's unit rule (a gold's unit wants the same in the answer) is not applied.
+    answer_units: Sequence[str] | None = None
 
 
 MetricFn = Callable[[Any, Sequence[Any], ScoringConfig, MetricContext], Score]

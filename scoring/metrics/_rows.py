@@ -113,6 +113,7 @@ def compare(
     *,
     alias_groups: Sequence[Sequence[str]] = (),
     verifier: MathVerifier | None = None,
+    answer_units: Sequence[str] | None = None,
 ) -> Score:
     """Compare a parsed answer with targets from :func:`read_targets` using ``config``'s metric
     (looked up in the metric registry); no answer is ``no_answer`` whatever the metric.
@@ -128,7 +129,7 @@ def compare(
         return Score(None, 0.0, config.metric, NO_ANSWER, texts=None if refs is None else ("", refs),
                      ranking=dict.fromkeys(RANKING_METRICS, 0.0) if kind == "ranking" else None, config=config)
     definition = METRIC_REGISTRY.get(kind, config.metric)
-    score = definition.fn(answer, golds, config, MetricContext(alias_groups, verifier))
+    score = definition.fn(answer, golds, config, MetricContext(alias_groups, verifier, answer_units))
     return replace(score, answer=answer, texts=None if refs is None else (as_text(answer), refs), config=config)
 
 
@@ -189,7 +190,11 @@ def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathV
         golds = read_targets(config, row.target, row.aliases, row.options)
     except ValueError as exc:
         return Score(None, 0.0, config.metric, BAD_TARGET, str(exc), answer=answer)
-    score = compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier)
+    # the answer's units: the parser's record (``extra.dropped``, absent when none), known for a
+    # result of a run or a row that kept its ``extra``; unknown (None) for a bare answer
+    dropped = result.extra.get("dropped", []) if result.raw is not None or result.extra else None
+    units = tuple(str(u) for u in dropped) if isinstance(dropped, list) else None
+    score = compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier, answer_units=units)
     return replace(score, answer=answer)
 
 
@@ -209,6 +214,7 @@ def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier |
         task=task if isinstance(task, str) else kind,
         task_type=kind,
         answer=row.get("answer"),
+        extra=row["extra"] if isinstance(row.get("extra"), dict) else {},
     )
     if result is not None and isinstance(task, str) and typed.task is None:
         typed = replace(typed, task=task)  # an empty task name still picks its (empty) scoring entry

@@ -12,7 +12,7 @@ gold number (``20``); on by default only for tasks whose golds are written witho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -24,6 +24,9 @@ from normalize.mathanswer import (
     Tolerance,
     equivalent,
     read_value,
+    required_units,
+    unit_names,
+    units_of,
 )
 from scoring.metrics._registry import (
     BAD_TARGET,
@@ -46,15 +49,24 @@ def math_match(
     abs_tol: float = 0.0,
     percent_bare: bool = False,
     timeout: float = DEFAULT_MATH_TIMEOUT,
+    answer_units: Iterable[str] | None = None,
+    units: bool = True,
 ) -> bool:
     r"""Mathematical equivalence of an answer and a gold, both read by the ``math`` parser's reader.
 
+    A gold that carries a unit (``5\\text{ cm}``, ``30^\\circ``; a currency does not count) wants the
+    same unit in the answer (``5 cm``, ``30°``; ``5`` or ``5 m`` is not equal); a gold without one
+    ignores the answer's (dropped, recorded in the parser's ``extra.dropped``).  ``answer_units``:
+    the answer's units as the parser recorded them (``extra.dropped``), else read from ``answer``;
+    ``units=False``: the answer's units are unknown (a canonical answer without its trace), no rule.
     A gold that cannot be read raises ``ValueError``; past ``timeout`` seconds ``TimeoutError``.
 
     >>> math_match("5/4", r"1\frac{1}{4}"), math_match(r"\{-2021, 2021\}", r"\pm 2021"), math_match("2021", r"\pm 2021")
     (True, True, False)
     >>> math_match("20%", "20"), math_match("20%", "20", percent_bare=True), math_match("20", r"20\%")
     (False, True, True)
+    >>> math_match("5 cm", r"5\text{ cm}"), math_match("5", r"5\text{ cm}"), math_match(r"5\text{ cm}", "5")
+    (True, False, True)
     """
     try:
         gold = read_value(target, timeout=timeout)
@@ -68,6 +80,11 @@ def math_match(
         return False
     except TimeUp:
         raise TimeoutError(f"reading the answer {answer!r} took longer than {timeout:g} s") from None
+    wanted = required_units(units_of(target, timeout=timeout)) if units else frozenset()
+    if wanted:
+        carried = unit_names(answer_units) if answer_units is not None else units_of(answer, timeout=timeout)
+        if required_units(carried) != wanted:
+            return False
     try:
         return equivalent(pred, gold, tol=Tolerance(rel_tol, abs_tol), percent_bare=percent_bare, timeout=timeout)
     except TimeUp:
@@ -95,7 +112,8 @@ def math_metric(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: M
             return Score(True, 1.0, config.metric, SCORED)
         try:
             if math_match(text, gold, rel_tol=config.rel_tol, abs_tol=config.abs_tol,
-                          percent_bare=config.percent_bare, timeout=config.timeout):
+                          percent_bare=config.percent_bare, timeout=config.timeout,
+                          answer_units=ctx.answer_units, units=ctx.answer_units is not None):
                 return Score(True, 1.0, config.metric, SCORED)
         except (ValueError, TimeoutError) as exc:
             notes.append(str(exc))
