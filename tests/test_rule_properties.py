@@ -18,7 +18,7 @@ from typing import get_args
 
 import pytest
 import regex
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from normalize.check import build_spec, distinct_specs, pack_resources
