@@ -234,14 +234,16 @@ F = TypeVar("F", bound=Callable[..., str])
 
 
 def _module_stage(module: str) -> Stage | None:
-    """The stage a rule module stands for: ``normalize.rules.extract`` → ``extract`` (one stage per module).
+    """The stage a rule module stands for: ``normalize.rules.extract`` → ``extract``, and a module
+    of one stage's rules on one topic, ``normalize.rules.extract_math`` → ``extract`` (one stage per
+    module).
 
-    >>> _module_stage("normalize.rules.semantic"), _module_stage("mypkg.rules")
-    ('semantic', None)
+    >>> _module_stage("normalize.rules.semantic"), _module_stage("normalize.rules.extract_math"), _module_stage("mypkg.rules")
+    ('semantic', 'extract', None)
     """
     last = module.rsplit(".", 1)[-1]
     for stage in STAGES:
-        if last == stage:
+        if last == stage or last.startswith(stage + "_"):
             return stage
     return None
 
