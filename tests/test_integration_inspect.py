@@ -47,7 +47,7 @@ def test_inspect_eval_mock_model(tmp_path: Path) -> None:
     samples = {s["id"]: s["scores"]["normalized"] for s in log["samples"]}  # type: ignore[attr-defined]
     assert [samples[k]["value"] for k in ("q1", "q2", "q3", "q4")] == [CORRECT, INCORRECT, NOANSWER, CORRECT]
     assert samples["q1"]["answer"] == "5" and samples["q4"]["answer"] == "1000"
-    assert samples["q3"].get("answer") is None and "no number found" in samples["q3"]["explanation"]
+    assert samples["q3"].get("answer") is None and "no answer stated" in samples["q3"]["explanation"]
     assert samples["q3"]["metadata"]["status"] == "no_answer"
     assert samples["q1"]["metadata"]["rules_hash"] == cached_pack(None).hash
     metrics = _metrics(log)

@@ -128,17 +128,23 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
                 if exc.status != st.NO_ANSWER:
                     raise
             else:
-                return _ok(value)
+                return _ok(value, ctx)
         candidate = _candidate(unboxed, whole=whole_solution)
         value = read_value(candidate, timeout=params.timeout)
     except NotMath as exc:
         return Parsed(None, exc.status, exc.reason)
     except TimeUp:
         return Parsed(None, st.ERROR, f"reading the answer took longer than {params.timeout:g} s (timeout)")
-    return _ok(value)
+    return _ok(value, ctx)
 
 
-def _ok(value: MathValue) -> Parsed:
+def _ok(value: MathValue, ctx: ParseContext) -> Parsed:
+    """The parsed value; a sentence of prose (three words or more) counts as an answer only when
+    stated (a marker or a box): ``I cannot tell.`` is no answer, a bare ``Evelyn`` is one."""
+    words = (value.text or "").split()
+    if value.kind == "text" and len(words) >= 3 and ctx.notes.get("found_by") not in ("marker", "boxed"):
+        return Parsed(None, st.NO_ANSWER, f"no answer stated: {value.text or value.canonical!r} is prose, "
+                                          "not marked or boxed as the answer")
     extra = {"dropped": list(value.dropped)} if value.dropped else {}
     return Parsed(value.canonical, st.OK, None, extra)
 
