@@ -70,7 +70,7 @@ it claims no knowledge of the option count, so every letter A–Z is accepted an
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal
@@ -79,8 +79,10 @@ import regex
 from pydantic import Field
 
 from normalize import status as st
+from normalize._literals import fold
 from normalize._phrases import RETRACTION as _RETRACTION
-from normalize._regex import compile_pattern
+from normalize._phrases import may_retract
+from normalize._regex import char_finder, char_table, compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, parser
 
 MIN_OPTIONS: Final = 2
@@ -110,10 +112,17 @@ _QUOTES: Final = str.maketrans(
     }
 )
 _DROP_QUOTES: Final = str.maketrans("", "", "\"'")
+#: ``str.translate(_QUOTES)``, done faster (:class:`normalize._regex.CharTable`).
+_QUOTE_TABLE: Final = char_table(_QUOTES)
+#: A superset of Unicode category Cf as :mod:`unicodedata` has it (the ``regex`` module's
+#: tables may be newer and hold a few more): no match means no format character to drop.
+_MAYBE_FORMAT_CHAR: Final = regex.compile(r"\p{Cf}")
 # LaTeX wrappers whose argument is plain text: \text{B} -> B.
 _LATEX_TEXT: Final = r"\\(?:text|textbf|textrm|textit|mathrm|mathbf|mathit|mbox)\s*\{([^{}\n]*)\}"
 # Markdown emphasis and code marks, math delimiters: decoration, never part of a letter.
 _DECORATION: Final = r"[*`$]|\\[()\[\]]|(?<![^\W_])_+|_+(?![^\W_])"
+#: Every character a :data:`_DECORATION` match starts with.
+_DECORATION_CHARS: Final = char_finder("*`$\\_")
 
 # Adverbs that may sit between a marker and its letter.
 _ADVERBS: Final = (
@@ -242,6 +251,49 @@ _NEGATED_BEFORE: Final = r"(?:\bnot|\brather\s+than|\binstead\s+of|而不是|而
 _TRAILING: Final = ".,;:!?。，；：！？、"
 
 
+#: Literal pre-checks for the statement patterns that scan slowly (alternations and
+#: look-behinds at every position): every match of the pattern holds, for each group, one of
+#: its literals — as :func:`normalize._literals.fold` folds the text (``(?i)`` matches only the
+#: ASCII letters, ``İ``, ``K`` and ``ſ`` there).  A text that lacks a group skips the scan.
+_NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
+    # (the) correct/right/best/final + option/choice/letter/one; my (final) choice/pick/selection/option
+    _MARKERS[1]: (("correct", "right", "best", "final", "my"), ("option", "choice", "letter", "one", "pick", "selection")),
+    # r[ée]ponse, respuesta, resposta, risposta, antwort
+    _MARKERS[10]: (("ponse", "respuesta", "resposta", "risposta", "antwort"),),
+    # a letter then 是/为 … 答案/选项
+    _BEFORE_LETTER + _BEFORE_MARKERS[1]: (("是", "为"), ("答案", "选项")),
+    # in\s+conclusion, in\s+summary and to\s+conclude need their second word
+    _CONCLUSIONS[0]: (
+        ("therefore", "thus", "hence", "so", "consequently", "accordingly", "conclusion", "overall", "summary", "conclude"),
+    ),
+    _HEDGES[0]: (("might", "may", "could"), ("be",)),
+    _HEDGES[1]: (("possibly", "perhaps", "maybe"),),
+    _WEAK[2]: (("正确", "对"),),
+    # (could|might|may|would) (also|equally) be; or (maybe|perhaps|possibly); (also|equally) plausible…
+    _ALSO_BEFORE[0]: (("also", "equally", "maybe", "perhaps", "possibly"),),
+    _ALSO_AFTER: (("also", "equally", "也"),),
+}
+
+
+@lru_cache(maxsize=8)
+def _folded(text: str) -> str:
+    """:func:`normalize._literals.fold` of ``text``, kept for the few texts a parse reads."""
+    return fold(text)
+
+
+def _finditer(pattern: str, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[regex.Match[str]]:
+    """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a literal
+    pre-check (:data:`_NEEDS`, :func:`normalize._phrases.may_retract`) shows it cannot match."""
+    needs = _NEEDS.get(pattern)
+    if needs is not None:
+        folded = _folded(text)
+        if not all(any(word in folded for word in group) for group in needs):
+            return iter(())
+    elif pattern == _RETRACTION and not may_retract(_folded(text)):
+        return iter(())
+    return compile_pattern(pattern).finditer(text, pos, endpos)
+
+
 @dataclass(frozen=True)
 class _Statement:
     """Letters one statement names (a set of indices into A–Z), where it starts."""
@@ -366,10 +418,12 @@ def prepare_text(text: str, *, timeout: float) -> str:
     >>> prepare_text("$\\\\boxed{\\\\text{C}}$", timeout=0.5)
     '\\\\boxed{C}'
     """
-    visible = "".join(c for c in text if unicodedata.category(c) != "Cf") if not text.isascii() else text
-    folded = unicodedata.normalize("NFKC", visible).translate(_QUOTES)
-    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded)
-    return compile_pattern(_DECORATION).sub("", unwrapped)
+    visible = text
+    if not text.isascii() and _MAYBE_FORMAT_CHAR.search(text) is not None:  # rare: the slow exact test
+        visible = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    folded = _QUOTE_TABLE.translate(unicodedata.normalize("NFKC", visible))
+    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded) if "\\" in folded else folded
+    return compile_pattern(_DECORATION).sub("", unwrapped) if _DECORATION_CHARS.search(unwrapped) else unwrapped
 
 
 def normalize_option(text: str, *, timeout: float) -> str:
@@ -391,12 +445,12 @@ def _marker_statements(
 ) -> list[_Statement]:
     found: dict[int, _Statement] = {}
     for pattern in _MARKERS:
-        for marker in compile_pattern(pattern).finditer(text):
+        for marker in _finditer(pattern, text):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
     for suffix in _BEFORE_MARKERS:
-        for match in compile_pattern(_BEFORE_LETTER + suffix).finditer(text):
+        for match in _finditer(_BEFORE_LETTER + suffix, text):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
                 found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
@@ -409,7 +463,7 @@ def _led_statements(
     """Statements after a conclusion or a hedge: the letter must end its clause (``strict``)."""
     found: dict[int, _Statement] = {}
     for pattern in leads:
-        for lead in compile_pattern(pattern).finditer(text):
+        for lead in _finditer(pattern, text):
             token = _read_token(text, lead.end(), count, timeout, strict_follow=True)
             if token is None:
                 hit = _anchored_option(text, lead.end(), options, timeout) if options else None
@@ -432,7 +486,7 @@ def _after_retraction(
     the statements after the retraction, from the best tier that has some."""
     last = statements[-1].at
     mark = None
-    for found in compile_pattern(_RETRACTION).finditer(text, last):
+    for found in _finditer(_RETRACTION, text, last):
         mark = found.start()
     if mark is None:
         return statements
@@ -446,7 +500,7 @@ def _after_retraction(
 def _also_after(text: str, timeout: float) -> list[_Statement]:
     """Letters offered as a second answer: "(C) is also plausible", "C也正确"."""
     found = []
-    for match in compile_pattern(_ALSO_AFTER).finditer(text):
+    for match in _finditer(_ALSO_AFTER, text):
         if _brackets_pair(match["open"] or "", match["close"] or ""):
             found.append(_Statement(match.start("letter"), frozenset({LETTERS.index(match["letter"])})))
     return found
@@ -459,7 +513,7 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
         return statements
     last = statements[-1].at
     mark = None
-    for found in compile_pattern(_RETRACTION).finditer(text, statements[0].at, last):
+    for found in _finditer(_RETRACTION, text, statements[0].at, last):
         mark = found.start()  # the last retraction before the last statement
     if mark is None:
         return statements
@@ -469,7 +523,7 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
 def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
     found: dict[int, _Statement] = {}
     for pattern in _WEAK:
-        for match in compile_pattern(pattern).finditer(text):
+        for match in _finditer(pattern, text):
             groups = match.groupdict()
             key = "letter" if groups.get("letter") else "letter2"
             suffix = "" if key == "letter" else "2"
@@ -478,7 +532,7 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
             at = match.start(key)
             found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
     for pattern in _WEAK_MARKERS:
-        for marker in compile_pattern(pattern).finditer(text):
+        for marker in _finditer(pattern, text):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)

@@ -21,6 +21,7 @@ full-width punctuation, list indentation, emphasis), so they stay out of it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from typing import Final, Literal
@@ -30,7 +31,7 @@ from pydantic import field_validator
 
 from normalize import status as st
 from normalize._budget import MAX_ROUNDS, check_budget
-from normalize._regex import compile_pattern
+from normalize._regex import char_finder, char_table, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import (
     ALL_TYPES,
@@ -214,7 +215,9 @@ def _emphasis(marker: str) -> str:
     )
 
 
-_EMPHASIS: Final = tuple(_emphasis(m) for m in ("***", "___", "**", "__", "*", "_"))
+_EMPHASIS_MARKERS: Final = ("***", "___", "**", "__", "*", "_")
+_EMPHASIS: Final = tuple(_emphasis(m) for m in _EMPHASIS_MARKERS)
+_EMPHASIS_CHARS: Final = tuple(m[0] for m in _EMPHASIS_MARKERS)
 _ATX_HEADER: Final = r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]+(?P<title>[^\n]*?))??(?:[ \t]+#+)?[ \t]*$"
 _INLINE_CODE: Final = r"(?<!`)(?P<ticks>`+)(?!`)(?P<code>[^\n]*?[^`\n])(?P=ticks)(?!`)"
 _BLOCKQUOTE: Final = r"(?m)^(?:[ ]{0,3}>[ ]?)+"
@@ -228,12 +231,16 @@ def _unwrap_code(match: regex.Match[str]) -> str:
 
 
 def _strip_markdown_once(text: str, params: StripMarkdownParams, timeout: float) -> str:
-    if params.blockquotes:
+    # each pattern needs its marker character: a C-level ``in`` test skips the regex scan
+    if params.blockquotes and ">" in text:
         text = compile_pattern(_BLOCKQUOTE).sub("", text)
-    text = compile_pattern(_ATX_HEADER).sub(lambda m: m["title"] or "", text)
-    text = compile_pattern(_INLINE_CODE).sub(_unwrap_code, text)
-    for pattern in _EMPHASIS:
-        text = compile_pattern(pattern).sub(r"\g<body>", text)
+    if "#" in text:
+        text = compile_pattern(_ATX_HEADER).sub(lambda m: m["title"] or "", text)
+    if "`" in text:
+        text = compile_pattern(_INLINE_CODE).sub(_unwrap_code, text)
+    for marker, pattern in zip(_EMPHASIS_CHARS, _EMPHASIS, strict=True):
+        if marker in text:
+            text = compile_pattern(pattern).sub(r"\g<body>", text)
     return text
 
 
@@ -253,12 +260,17 @@ def strip_markdown(
     >>> strip_markdown("## Answer\\n答案是**B**，见 `f(x)`，snake_case_name 与 a*b*c 不变")
     'Answer\\n答案是B，见 f(x)，snake_case_name 与 a*b*c 不变'
     """
+    if _MARKDOWN_CHARS.search(text) is None:
+        return text  # no marker character at all: nothing to strip, no fence scan
     return _on_prose(
         text,
         lambda s: _strip_markdown_once(s, params, timeout),
         rule_name="strip_markdown",
         timeout=timeout,
     )
+
+
+_MARKDOWN_CHARS: Final = char_finder("*_`#>")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,7 +294,13 @@ def unify_quotes(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
     >>> unify_quotes("答案是“B”，他说‘好’")
     '答案是"B"，他说\\'好\\''
     """
-    return _on_prose(text, lambda s: s.translate(_QUOTES), rule_name="unify_quotes", timeout=timeout)
+    if not _QUOTE_TABLE.present(text):
+        return text  # no quote to unify: no fence scan, no translate
+    return _on_prose(text, _QUOTE_TABLE.translate, rule_name="unify_quotes", timeout=timeout)
+
+
+#: ``str.translate(_QUOTES)``, done faster (:class:`normalize._regex.CharTable`).
+_QUOTE_TABLE: Final = char_table(_QUOTES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,7 +321,13 @@ def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
     >>> to_halfwidth("ＡＢＣ１２３　答案：Ｂ。")
     'ABC123 答案:B。'
     """
-    return _on_prose(text, lambda s: s.translate(_HALFWIDTH), rule_name="to_halfwidth", timeout=timeout)
+    if text.isascii() or not _HALFWIDTH_TABLE.present(text):
+        return text  # nothing full-width: no fence scan, no translate
+    return _on_prose(text, _HALFWIDTH_TABLE.translate, rule_name="to_halfwidth", timeout=timeout)
+
+
+#: ``str.translate(_HALFWIDTH)``, done faster (:class:`normalize._regex.CharTable`).
+_HALFWIDTH_TABLE: Final = char_table(_HALFWIDTH)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,12 +353,17 @@ def remove_invisible_chars(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     >>> remove_invisible_chars("👩\u200d💻") == "👩\u200d💻"
     True
     """
-    if text.isascii():
-        return text
-    pattern = compile_pattern(_INVISIBLE)
-    return _on_prose(
-        text, lambda s: pattern.sub("", s, timeout=timeout), rule_name="remove_invisible_chars", timeout=timeout
-    )
+    if text.isascii() or _INVISIBLE_CHARS.search(text) is None:
+        return text  # none of the characters either branch removes: no fence scan, no sub
+    pattern = compile_pattern(_INVISIBLE)  # built in and linear: no per-call timeout
+    return _on_prose(text, lambda s: pattern.sub("", s), rule_name="remove_invisible_chars", timeout=timeout)
+
+
+#: Every character :data:`_INVISIBLE` can remove (both branches), for a presence test.
+_INVISIBLE_CHARS: Final = char_finder(
+    "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -454,6 +483,15 @@ _SPACE_SEPARATORS: Final = "".join(
 _LINE_TRAILING_CHARS: Final = "\t" + _SPACE_SEPARATORS
 _TEXT_TRAILING_CHARS: Final = "\t\n\r\x0b\x0c\x85\u2028\u2029" + _SPACE_SEPARATORS
 _LINE_END_SPLIT: Final = r"(\r\n|\r|\n)"
+#: A line-trailing character right before a line break: only then does per-line stripping
+#: change more than the end of the text (which the final ``rstrip`` covers anyway).
+_BLANK_BEFORE_BREAK: Final = re.compile("[" + re.escape(_LINE_TRAILING_CHARS) + "][\r\n]")
+
+
+def _has_trailing_blank_line_end(text: str) -> bool:
+    if text.isascii():
+        return " \n" in text or "\t\n" in text or " \r" in text or "\t\r" in text
+    return _BLANK_BEFORE_BREAK.search(text) is not None
 
 
 @rule(
@@ -473,17 +511,19 @@ def strip_trailing_whitespace(
     It is whitespace-only and acts inside fenced code too: it is the one change allowed in code
     (indentation and everything else stay).  The text ends at its last non-blank character.
 
-    Bound: O(n): one split, ``str.rstrip`` per line.
+    Bound: O(n): one scan for a blank before a line break; only then one split, ``str.rstrip`` per line.
 
     >>> strip_trailing_whitespace("def f():  \\n\\treturn 1\\t\\n\\n\\n")
     'def f():\\n\\treturn 1'
     >>> strip_trailing_whitespace("a  \\nb \\n", StripTrailingWhitespaceParams(per_line=False))
     'a  \\nb'
     """
-    if params.per_line:
-        pieces = compile_pattern(_LINE_END_SPLIT).split(text)
-        # even indexes are lines, odd ones the line breaks between them
-        text = "".join(p if i % 2 else p.rstrip(_LINE_TRAILING_CHARS) for i, p in enumerate(pieces))
+    core = text.rstrip(_TEXT_TRAILING_CHARS)
+    if not params.per_line or not _has_trailing_blank_line_end(core):
+        return core  # no line but the last ends in blanks: stripping the end is all there is
+    pieces = compile_pattern(_LINE_END_SPLIT).split(text)
+    # even indexes are lines, odd ones the line breaks between them
+    text = "".join(p if i % 2 else p.rstrip(_LINE_TRAILING_CHARS) for i, p in enumerate(pieces))
     return text.rstrip(_TEXT_TRAILING_CHARS)
 
 
