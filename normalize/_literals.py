@@ -216,3 +216,84 @@ def may_match(required: tuple[tuple[str, ...], ...] | None, text: str) -> bool:
     if required is None:
         return True
     return any(all(literal in text for literal in branch) for branch in required)
+
+
+_META: Final = frozenset(".^$*+?{}[]|()\\")
+_GROUP_REFERENCE: Final = re.compile(r"\(\?[a-zA-Z^-]+\)|\\[1-9]|\(\?P=|\\g<|\(\?\||\(\?\(")
+
+
+def _leading_run(branch: str) -> str | None:
+    """The literal characters every match of ``branch`` starts with, or ``None``."""
+    run = ""
+    i = 0
+    n = len(branch)
+    while i < n:
+        c = branch[i]
+        if c == "\\":
+            if i + 1 >= n or branch[i + 1].isalnum() or branch[i + 1] == "_":
+                break  # a class (\s), an anchor (\b) or a reference: not a literal
+            char, step = branch[i + 1], 2
+        elif c in _META:
+            break
+        else:
+            char, step = c, 1
+        quantifier = branch[i + step] if i + step < n else ""
+        if quantifier in ("?", "*", "{"):
+            break  # optional or counted: the run ends before it
+        run += char
+        i += step
+        if quantifier == "+":
+            break
+    return run or None
+
+
+def entangled(pattern: str) -> bool:
+    """Whether ``pattern`` has inline flags, group references or conditionals: inside an
+    alternation those reach the other alternatives, so it cannot be split or thinned.
+
+    >>> entangled(r"(a)\\1"), entangled("(?s)a"), entangled("(?i:a)b")
+    (True, True, False)
+    """
+    return _GROUP_REFERENCE.search(pattern) is not None or _INLINE_VERBOSE.search(pattern) is not None
+
+
+@lru_cache(maxsize=1024)
+def leading_literals(pattern: str, ignorecase: bool) -> tuple[str, ...] | None:
+    r"""Literals (folded when ``ignorecase``) one of which starts every match of ``pattern``,
+    or ``None`` when that is not known: each top-level alternative starts with a literal run or
+    with a group of literal alternatives (``(?:故|所以)选``).  Patterns with inline flags, group
+    references or conditionals give ``None``, so a caller can also split an alternation of
+    such patterns safely.
+
+    >>> leading_literals(r"final\s+answer", True), leading_literals(r"(?:故|所以)选", True)
+    (('final',), ('故', '所以'))
+    >>> leading_literals(r"^[ \t]*answer", True) is None, leading_literals(r"ab?c", False)
+    (True, ('a',))
+    """
+    if entangled(pattern):
+        return None
+    branches = _branches(pattern)
+    if branches is None:
+        return None
+    found: list[str] = []
+    for branch in branches:
+        if branch.startswith("(?:"):
+            end = _skip_group(branch, 0)
+            if end is None or (end < len(branch) and branch[end] in "?*{"):
+                return None
+            inner = _branches(branch[3 : end - 1])
+            if inner is None:
+                return None
+            for alternative in inner:
+                run = _leading_run(alternative)
+                if run is None or run != alternative.replace("\\", ""):
+                    return None  # only a group of plain literals
+                found.append(run)
+            continue
+        run = _leading_run(branch)
+        if run is None:
+            return None
+        found.append(run)
+    if not all(_usable(r, ignorecase) for r in found):
+        return None
+    return tuple(dict.fromkeys(r.lower() if ignorecase else r for r in found))

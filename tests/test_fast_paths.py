@@ -11,6 +11,7 @@ from hypothesis import strategies as hs
 from normalize._literals import fold
 from normalize._regex import char_table, compile_pattern
 from normalize.parsers import _choice
+from normalize.rules import extract
 from normalize.rules import format as fmt
 
 # words the pre-checks look for, their neighbours, and characters that change matching
@@ -67,3 +68,66 @@ def test_strip_trailing_whitespace_fast_path(text: str) -> None:
     pieces = regex.split(r"(\r\n|\r|\n)", text)
     slow = "".join(p if i % 2 else p.rstrip(fmt._LINE_TRAILING_CHARS) for i, p in enumerate(pieces))
     assert fmt.strip_trailing_whitespace(text) == slow.rstrip(fmt._TEXT_TRAILING_CHARS)
+
+
+def _brace_pairs_by_char(text: str) -> dict[int, int]:
+    """The original character-by-character walk."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "{":
+            stack.append(i)
+        elif char == "}" and stack:
+            pairs[stack.pop()] = i
+        i += 1
+    return pairs
+
+
+@given(hs.text(alphabet=hs.sampled_from("{}\\ab")))
+@settings(max_examples=500)
+def test_brace_pairs_jump_like_the_walk(text: str) -> None:
+    walked = _brace_pairs_by_char(text)
+    assert extract._brace_pairs(text) == walked
+    for opening, closing in walked.items():
+        assert extract._closing_brace(text, opening) == closing
+
+
+def _shipped_tiers() -> list[tuple[str, ...]]:
+    from normalize import load_pack
+
+    tiers: set[tuple[str, ...]] = set()
+    for task_type in load_pack().task_types.values():
+        for spec in task_type.chain.specs:
+            for tier in getattr(spec.params, "tiers", ()):
+                tiers.add(tuple(tier))
+                tiers.update((p,) for p in tier)
+    return sorted(tiers)
+
+
+_TIERS = [
+    *_shipped_tiers(),
+    (r"(?:correct|right)\s+one", r"answer\s*:"),
+    (r"(a)\1", r"b"),
+    (r"(?:x|y)?", r"answer"),
+]
+_MARKER_PIECES = (
+    "answer", "Answer", "ANSWER", "answers", "is", ":", "：", "**", "final", "Final", "correct", "right",
+    "best", "option", "choice", "one", "therefore", "thus", "hence", "in", "conclusion", "#", "##", " ",
+    "\n", "\t", ",", "答案", "最终", "结果", "是", "为", "正确", "选项", "故", "所以", "因此", "选", "综上",
+    "a", "b", "x", "y", "İ", "K", "ſ", "re", "B", "42",
+)
+
+
+@given(hs.lists(hs.sampled_from(_MARKER_PIECES), max_size=30).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_marker_matches_equal_the_alternation_scan(text: str) -> None:
+    folded = fold(text)
+    for tier in _TIERS:
+        fast = [m.span() for m in extract.marker_matches(tier, text, folded, timeout=1.0)]
+        slow = [m.span() for m in extract._alternation(tier).finditer(text)]
+        assert fast == slow, tier

@@ -22,6 +22,7 @@ import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Annotated, Any, Final, Literal
 
 import regex
@@ -29,9 +30,9 @@ from pydantic import BeforeValidator, field_validator, model_validator
 
 from normalize import status as st
 from normalize._budget import check_budget
-from normalize._literals import fold, may_match, required_literals
+from normalize._literals import entangled, fold, leading_literals, may_match, required_literals
 from normalize._phrases import RETRACTION
-from normalize._regex import compile_pattern, user_pattern
+from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import (
     ALL_TYPES,
@@ -256,6 +257,96 @@ def _guarded(pattern: str) -> regex.Pattern[str]:
     return compile_pattern(_guarded_source(pattern), _MARKER_FLAGS)
 
 
+#: Past this many places where a marker's first literals occur, one scan beats a match at each.
+_MAX_ANCHORS: Final = 8
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How :func:`marker_matches` looks for one marker pattern (derived once per pattern)."""
+
+    pattern: str
+    required: tuple[tuple[str, ...], ...] | None  # required_literals: none of them → no match
+    anchors: tuple[str, ...] | None  # literals one of which starts every match (see _plan)
+    compiled: regex.Pattern[str]
+
+
+@lru_cache(maxsize=1024)
+def _plan(pattern: str) -> _Plan:
+    lead = leading_literals(pattern, True)
+    # A pattern that starts with one of several cased literals, (?:correct|right|best)…, is
+    # scanned slowly: under IGNORECASE the engine finds no prefix to search for and tries
+    # every position.  One literal, or uncased ones (故|所以), the engine searches for itself.
+    cased = lead is not None and len(lead) > 1 and any(c.isascii() and c.isalpha() for c in "".join(lead))
+    return _Plan(pattern, required_literals(pattern, True), lead if cased else None, _guarded(pattern))
+
+
+@lru_cache(maxsize=256)
+def _tier_plans(patterns: tuple[str, ...]) -> tuple[tuple[_Plan, ...], bool]:
+    return tuple(_plan(p) for p in patterns), any(entangled(p) for p in patterns)
+
+
+def _first_match(plan: _Plan, text: str, folded: str, pos: int, timeout: float) -> regex.Match[str] | None:
+    """The leftmost match of ``plan`` starting at ``pos`` or later (what ``search`` gives)."""
+    if plan.anchors is None:
+        return plan.compiled.search(text, pos, timeout=timeout)
+    for _ in range(_MAX_ANCHORS):
+        places = [at for at in (folded.find(literal, pos) for literal in plan.anchors) if at >= 0]
+        if not places:
+            return None
+        at = min(places)  # no match can start before it
+        match = plan.compiled.match(text, at, timeout=timeout)
+        if match is not None:
+            return match
+        pos = at + 1
+    return plan.compiled.search(text, pos, timeout=timeout)
+
+
+def marker_matches(patterns: tuple[str, ...], text: str, folded: str, *, timeout: float) -> list[regex.Match[str]]:
+    r"""The matches of the guarded alternation of ``patterns`` (``_guarded("|".join(...))``, each
+    pattern wrapped in a group) in ``text``, exactly as its ``finditer`` gives them; found faster.
+
+    ``folded`` is :func:`normalize._literals.fold` of ``text`` (same length).  A pattern whose
+    required literals are absent cannot match and is left out.  The others are searched one by
+    one, each with a literal prefix the engine finds fast, and merged: from the current
+    position the alternation matches where the leftmost of the patterns' next matches starts,
+    with the first pattern (in order) that matches there — the same match, since no pattern's
+    match can start before its leftmost one.  A pattern that starts with one of several cased
+    literals (``(?:correct|right|best)\s+option``) is tried only where one occurs in ``folded``
+    (a handful of places; then a scan).  Patterns with inline flags or group references reach
+    each other inside an alternation: those tiers are scanned as one alternation.  Every call
+    carries ``timeout`` (pack patterns are user-supplied).
+    """
+    if timeout <= 0:
+        raise ValueError(f"regex timeout must be positive, got {timeout!r}")
+    plans, tangled = _tier_plans(patterns)
+    if tangled:
+        return list(_alternation(patterns).finditer(text, timeout=timeout))
+    live = [plan for plan in plans if may_match(plan.required, folded)]
+    found: list[regex.Match[str]] = []
+    upcoming = [_first_match(plan, text, folded, 0, timeout) for plan in live]
+    pos = 0
+    while True:
+        best: regex.Match[str] | None = None
+        for index, match in enumerate(upcoming):
+            if match is not None and match.start() < pos:  # overtaken: search on from pos
+                match = upcoming[index] = _first_match(live[index], text, folded, pos, timeout)
+            if match is not None and (best is None or match.start() < best.start()):
+                best = match  # on a tie the earlier pattern, as the alternation tries it first
+        if best is None:
+            return found
+        if best.end() == best.start():  # an empty match: leave finditer's stepping to finditer
+            return list(_alternation(patterns).finditer(text, timeout=timeout))
+        found.append(best)
+        pos = best.end()
+
+
+@lru_cache(maxsize=256)
+def _alternation(patterns: tuple[str, ...]) -> regex.Pattern[str]:
+    """One guarded alternation of ``patterns``: one scan of the text for all of them."""
+    return _guarded("|".join(f"(?:{pattern})" for pattern in patterns))
+
+
 @rule(
     "extract_answer_marker",
     version=2,
@@ -302,10 +393,8 @@ def extract_answer_marker(
     folded = fold(text)
     for tier in params.tiers:
         matches: list[regex.Match[str]] = []
-        for pattern in tier:
-            if not may_match(required_literals(pattern, True), folded):
-                continue  # a substring scan says this marker is nowhere: skip its regex scan
-            matches.extend(user_pattern(_guarded_source(pattern), _MARKER_FLAGS, timeout=timeout).finditer(text))
+        for pattern in tier:  # each pattern on its own: their matches may overlap
+            matches.extend(marker_matches((pattern,), text, folded, timeout=timeout))
         if not matches:
             continue
         if fences is None:
@@ -574,7 +663,7 @@ def _closing_brace(text: str, pos: int) -> int | None:
     """
     depth = 0
     skip = -1
-    for match in compile_pattern(_BRACE_OR_ESCAPE).finditer(text, pos):
+    for match in _BRACE_FINDER.finditer(text, pos):
         at = match.start()
         if at == skip:
             continue
@@ -594,19 +683,23 @@ def _brace_pairs(text: str) -> dict[int, int]:
     """Every matched ``{`` index → its ``}`` index, in one pass; backslash escapes skip a char."""
     pairs: dict[int, int] = {}
     stack: list[int] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        char = text[i]
-        if char == "\\":
-            i += 2
+    skip = -1  # the character after a backslash: escaped (what stepping by two did)
+    for match in _BRACE_FINDER.finditer(text):  # jumps from brace to brace, not char by char
+        at = match.start()
+        if at == skip:
             continue
-        if char == "{":
-            stack.append(i)
-        elif char == "}" and stack:
-            pairs[stack.pop()] = i
-        i += 1
+        char = text[at]
+        if char == "\\":
+            skip = at + 1
+        elif char == "{":
+            stack.append(at)
+        elif stack:
+            pairs[stack.pop()] = at
     return pairs
+
+
+#: :data:`_BRACE_OR_ESCAPE` as a stdlib ``re`` class (a plain class scans several times faster).
+_BRACE_FINDER: Final = char_finder("\\{}")
 
 
 # --------------------------------------------------------------------------- separators

@@ -29,13 +29,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Final
 
-import regex
 from pydantic import Field, field_validator
 
 from normalize import status as st
+from normalize._literals import fold
 from normalize._numbers import to_fraction
 from normalize._regex import compile_pattern
 from normalize.errors import RejectText
@@ -46,8 +45,8 @@ from normalize.rules.extract import (
     _answer_span,
     _box_span,
     _brace_pairs,
-    _guarded,
     _outside_code,
+    marker_matches,
     resolve_answer_markers,
 )
 
@@ -176,6 +175,7 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         text = text[: special.start()]  # the model ran on into a new chat turn
     # the last statement of each kind counts: the last ####, the last marker of the best tier
     finals: list[_Statement] = []
+    folded = fold(text)
     last_separator = _last_separated(text, params.separators, timeout=timeout)
     if last_separator is not None:
         finals.append(last_separator)
@@ -184,7 +184,7 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     for index, tier in enumerate(params.tiers):
         if marked or (index >= params.final_tiers and weak is not None):
             break
-        matches = list(_tier_pattern(tier).finditer(text, timeout=timeout))
+        matches = marker_matches(tier, text, folded, timeout=timeout)
         matches = _outside_code(text, matches)
         # the last match with something after it (a later marker inside an earlier statement is
         # the innermost one: "Final Answer: The final answer is 5" → "5"); linear, not per match
@@ -235,12 +235,6 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     ):
         raise RejectText(st.NO_ANSWER, "the solution stops mid-sentence with no answer stated (cut off)")
     return AnnotatedText(text, found_by=FOUND_BY_LAST_NUMBER)
-
-
-@lru_cache(maxsize=64)
-def _tier_pattern(tier: tuple[str, ...]) -> regex.Pattern[str]:
-    """One guarded alternation for a tier of markers: one scan of the text per tier."""
-    return _guarded("|".join(f"(?:{pattern})" for pattern in tier))
 
 
 def _last_separated(text: str, separators: tuple[str, ...], *, timeout: float) -> _Statement | None:
