@@ -113,15 +113,25 @@ def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = D
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.max_bytes:
         raise LimitExceeded(f"JSON text is {size} bytes, over the limit of {limits.max_bytes} (max_bytes)")
-    skeleton = _skeleton(text, timeout=timeout)
-    depth = _bracket_depth(skeleton, timeout=timeout)
-    if depth > limits.max_depth:
-        raise LimitExceeded(f"JSON nests {depth} levels deep, over the limit of {limits.max_depth} (max_depth)")
-    digits = compile_pattern(f"[0-9]{{{limits.max_number_digits + 1}}}")
-    if digits.search(skeleton) is not None:
-        raise LimitExceeded(
-            f"a number has more than {limits.max_number_digits} digits in a row (max_number_digits)"
-        )
+    # The limits are read on the skeleton (strings blanked out); it is built only when the
+    # whole text could pass one: no more brackets than the depth limit means no deeper
+    # nesting, and a digit run in the skeleton is one in the text (blanking a string keeps
+    # its quotes, so it never joins two runs).
+    skeleton: str | None = None
+    if text.count("[") + text.count("{") > limits.max_depth:
+        skeleton = _skeleton(text, timeout=timeout)
+        depth = _bracket_depth(skeleton, timeout=timeout)
+        if depth > limits.max_depth:
+            raise LimitExceeded(f"JSON nests {depth} levels deep, over the limit of {limits.max_depth} (max_depth)")
+    if len(text) > limits.max_number_digits:
+        digits = compile_pattern(f"[0-9]{{{limits.max_number_digits + 1}}}")
+        if digits.search(text) is not None:
+            if skeleton is None:
+                skeleton = _skeleton(text, timeout=timeout)
+            if digits.search(skeleton) is not None:
+                raise LimitExceeded(
+                    f"a number has more than {limits.max_number_digits} digits in a row (max_number_digits)"
+                )
     try:
         return json.loads(
             text,

@@ -131,3 +131,63 @@ def test_marker_matches_equal_the_alternation_scan(text: str) -> None:
         fast = [m.span() for m in extract.marker_matches(tier, text, folded, timeout=1.0)]
         slow = [m.span() for m in extract._alternation(tier).finditer(text)]
         assert fast == slow, tier
+
+
+def _balanced_spans_by_special(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The original scan: every special character in turn, string state in a variable."""
+    stack: list[tuple[str, int]] = []
+    open_count = {"{": 0, "[": 0}
+    spans: list[tuple[int, int]] = []
+    quote = ""
+    skip = -1
+    for match in regex.finditer(r"[\[\]{}\"'\\]", text[:end], pos=start):
+        pos = match.start()
+        char = text[pos]
+        if quote:
+            if pos == skip:
+                continue
+            if char == "\\":
+                skip = pos + 1
+            elif char == quote:
+                quote = ""
+            continue
+        if char in "{[":
+            stack.append((char, pos))
+            open_count[char] += 1
+        elif char in "}]":
+            opener = "{" if char == "}" else "["
+            if open_count[opener] == 0:
+                continue
+            while True:
+                kind, at = stack.pop()
+                open_count[kind] -= 1
+                if kind == opener:
+                    break
+            spans.append((at, pos + 1))
+        elif stack and (char == '"' or (char == "'" and extract._value_may_start(text, pos, start))):
+            quote = char
+    return sorted(spans, key=lambda s: s[0])
+
+
+@given(hs.text(alphabet=hs.sampled_from("{}[]\"'\\ a:,\n")), hs.integers(0, 5), hs.integers(0, 5))
+@settings(max_examples=1000)
+def test_balanced_spans_skip_strings_like_the_scan(text: str, cut_start: int, cut_end: int) -> None:
+    start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
+    fast = [(s.start, s.end) for s in extract._balanced_spans(text, start, end)]
+    assert fast == _balanced_spans_by_special(text, start, end)
+
+
+@given(hs.text(alphabet=hs.sampled_from("`~ \nab")), hs.integers(0, 8))
+@settings(max_examples=1000)
+def test_fence_line_search_equals_the_scan(text: str, pos: int) -> None:
+    from normalize.rules import _fences
+
+    pos = min(pos, len(text))
+    for pattern, marks in (
+        (_fences._OPEN, ("```", "~~~")),
+        (_fences._closing("`", 3), ("```",)),
+        (_fences._closing("~", 4), ("~~~",)),
+    ):
+        fast = _fences._line_search(pattern, marks, text, pos)
+        slow = pattern.search(text, pos)
+        assert (fast and fast.span()) == (slow and slow.span())

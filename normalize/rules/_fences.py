@@ -59,12 +59,11 @@ def _fences(text: str) -> tuple[Fence, ...]:
     text unchanged (most of them, most of the time) then scan it for fences once."""
     fences: list[Fence] = []
     append = fences.append
-    search = _OPEN.search
     n = len(text)
     pos = 0
     while True:
         check_budget()
-        opening = search(text, pos)
+        opening = _line_search(_OPEN, ("```", "~~~"), text, pos)
         if opening is None:
             return tuple(fences)
         start, end = opening.span()
@@ -75,7 +74,7 @@ def _fences(text: str) -> tuple[Fence, ...]:
             pos = end
             continue
         content_start = end + 1 if end < n else end
-        closing = _closing(char, len(fence)).search(text, content_start)
+        closing = _line_search(_closing(char, len(fence)), (char * 3,), text, content_start)
         if closing is None:
             append(Fence(start, n, content_start, n, _lang(info), False))
             return tuple(fences)
@@ -83,6 +82,33 @@ def _fences(text: str) -> tuple[Fence, ...]:
         content_end = max(content_start, close_start - 1) if close_start > content_start else content_start
         append(Fence(start, close_end, content_start, content_end, _lang(info), True))
         pos = close_end
+
+
+def _line_search(pattern: regex.Pattern[str], marks: tuple[str, ...], text: str, pos: int) -> regex.Match[str] | None:
+    """``pattern.search(text, pos)`` for a fence line pattern (``(?m)^[ ]{0,3}`` then a run that
+    starts with one of ``marks``), without trying every position: a match starts at the line
+    start of a mark that up to three spaces precede, so only those line starts are tried.
+
+    Linear: ``str.find`` steps from mark to mark, the line start is carried along (each
+    stretch of text is searched for a line break once), and a line is tried at most four times.
+    """
+    line_start = text.rfind("\n", 0, pos) + 1
+    scanned = pos
+    at = pos
+    while True:
+        found = [i for i in (text.find(mark, at) for mark in marks) if i >= 0]
+        if not found:
+            return None
+        mark_at = min(found)
+        newline = text.rfind("\n", scanned, mark_at)
+        if newline >= 0:
+            line_start = newline + 1
+        scanned = mark_at
+        if line_start >= pos and mark_at - line_start <= 3 and not text[line_start:mark_at].strip(" "):
+            match = pattern.match(text, line_start)
+            if match is not None:
+                return match
+        at = mark_at + 1
 
 
 def _lang(info: str) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,7 +32,7 @@ from pydantic import BeforeValidator, field_validator, model_validator
 from normalize import status as st
 from normalize._budget import check_budget
 from normalize._literals import entangled, fold, leading_literals, may_match, required_literals
-from normalize._phrases import RETRACTION
+from normalize._phrases import RETRACTION, may_retract
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import (
@@ -851,6 +852,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
     "Alternatively", "或者" between them); else None (the usual search decides)."""
     decoder = json.JSONDecoder(strict=False)
     values: list[tuple[_Span, str]] = []
+    parsed: list[tuple[_Span, Any]] = []
     reach = -1
     attempts = 0
     for span in _balanced_spans(text, 0, len(text)):
@@ -866,6 +868,10 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
         if stop != span.end:
             continue
         reach = span.end
+        parsed.append((span, value))
+    if len(parsed) < 2:
+        return None  # one value (or none) cannot disagree: no need to write keys
+    for span, value in parsed:
         try:
             key = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         except (ValueError, RecursionError):
@@ -940,36 +946,45 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
     stack: list[tuple[str, int]] = []
     open_count = {"{": 0, "[": 0}
     spans: list[_Span] = []
-    quote = ""  # the quote character of the string we are in, if any
-    skip = -1  # position of a character escaped by a backslash inside a string
-    for match in compile_pattern(_JSON_SPECIAL).finditer(text, start, end):
-        pos = match.start()
-        char = text[pos]
-        if quote:
-            if pos == skip:
-                continue
-            if char == "\\":
-                skip = pos + 1
-            elif char == quote:
-                quote = ""
-            continue
+    search = _JSON_OUTSIDE.search
+    pos = start
+    while True:  # from special character to special character; a string is skipped in one match
+        found = search(text, pos, end)
+        if found is None:
+            break
+        at = found.start()
+        char = text[at]
+        pos = at + 1
         if char in "{[":
-            stack.append((char, pos))
+            stack.append((char, at))
             open_count[char] += 1
         elif char in "}]":
             opener = _PAIRS[char]
             if open_count[opener] == 0:
                 continue
             while True:
-                kind, at = stack.pop()
+                kind, opened = stack.pop()
                 open_count[kind] -= 1
                 if kind == opener:
                     break
-            spans.append(_Span(at, pos + 1))
-        elif stack and (char == '"' or (char == "'" and _value_may_start(text, pos, start))):
-            quote = char
+            spans.append(_Span(opened, at + 1))
+        elif stack and (char == '"' or _value_may_start(text, at, start)):
+            rest = _JSON_STRING_REST[char].match(text, pos, end)
+            if rest is None:
+                break  # the string runs to the end of the region: nothing more to find
+            pos = rest.end()
     spans.sort(key=lambda s: s.start)
     return spans
+
+
+#: Outside strings only brackets and quotes matter (a backslash there escapes nothing).
+_JSON_OUTSIDE: Final = re.compile(r"[\[\]{}\"']")
+#: The rest of a string after its opening quote, to its closing quote: a backslash escapes the
+#: next character (possessive: linear even when the string never closes).
+_JSON_STRING_REST: Final = {
+    '"': re.compile(r'(?:[^"\\]++|\\.)*+"', re.DOTALL),
+    "'": re.compile(r"(?:[^'\\]++|\\.)*+'", re.DOTALL),
+}
 
 
 def _value_may_start(text: str, pos: int, floor: int) -> bool:
@@ -1062,12 +1077,36 @@ def _final_fence(text: str, fences: Sequence[Fence], markers: Sequence[str], *, 
     previous_end = 0
     for index, fence in enumerate(fences):
         begin = max(previous_end, fence.start - _INTRO_CHARS)
-        if pattern.search(text, begin, fence.start, timeout=timeout) is not None or (
-            index > 0 and compile_pattern(RETRACTION).search(text, previous_end, fence.start)
+        if (
+            _any_may_match(tuple(markers), fold(text[begin : fence.start]))
+            and pattern.search(text, begin, fence.start, timeout=timeout) is not None
+        ) or (
+            index > 0
+            and may_retract(fold(text[previous_end : fence.start]))
+            and compile_pattern(RETRACTION).search(text, previous_end, fence.start)
         ):
             found = fence
         previous_end = fence.end
     return found
+
+
+def _any_may_match(patterns: tuple[str, ...], folded: str) -> bool:
+    """Whether some of ``patterns`` may match in ``folded`` (a text folded by
+    :func:`normalize._literals.fold`): each needs its required literals, or else one of its
+    leading ones.  A pattern with inline flags or group references (which would reach the
+    others inside an alternation) makes the answer yes."""
+    for pattern in patterns:
+        if entangled(pattern):
+            return True
+        required = required_literals(pattern, True)
+        if required is not None:
+            if may_match(required, folded):
+                return True
+            continue
+        lead = leading_literals(pattern, True)
+        if lead is None or any(literal in folded for literal in lead):
+            return True
+    return False
 
 
 _DEFINED: Final = (

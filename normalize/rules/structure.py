@@ -278,7 +278,10 @@ def coerce_python_literals(
         literal = match.group(1)
         return _JSON_LITERAL[literal] if literal is not None else match.group(0)
 
-    scanned = compile_pattern(_PY_LITERAL, regex.DOTALL).sub(replace, text)
+    if "True" in text or "False" in text or "None" in text:
+        scanned = compile_pattern(_PY_LITERAL, regex.DOTALL).sub(replace, text)
+    else:
+        scanned = text  # no literal to replace: the scan would give the text back
     if not params.quoted:
         return scanned
     try:
