@@ -115,6 +115,15 @@ def _branches(pattern: str) -> list[str] | None:
     return out
 
 
+_REPEAT: Final = re.compile(r"\{([0-9]+)(?:,[0-9]*)?\}")
+
+
+def _at_least_once(branch: str, i: int) -> bool:
+    """Whether the counted repeat ``{m}``/``{m,}``/``{m,n}`` at ``branch[i]`` has ``m >= 1``."""
+    repeat = _REPEAT.match(branch, i)
+    return repeat is not None and int(repeat.group(1)) >= 1
+
+
 def _required_runs(branch: str, ignorecase: bool) -> tuple[str, ...] | None:
     """Every run of mandatory literal characters at the top level of ``branch`` (all must occur)."""
     runs: list[str] = []
@@ -149,6 +158,14 @@ def _required_runs(branch: str, ignorecase: bool) -> tuple[str, ...] | None:
             char = c
             i += 1
         quantifier = branch[i] if i < n else ""
+        if char is not None and quantifier == "{" and _at_least_once(branch, i):
+            run += char  # {1,6}: at least once, the run ends after it
+            runs.append(run)
+            run = ""
+            i = branch.find("}", i) + 1
+            if i < n and branch[i] in "?+":
+                i += 1
+            continue
         if char is not None and quantifier not in ("?", "*", "{"):
             run += char
             if quantifier == "+":  # at least once: the run ends after it
@@ -189,6 +206,8 @@ def required_literals(pattern: str, ignorecase: bool) -> tuple[tuple[str, ...], 
     (('option',),)
     >>> required_literals(r"(?:a|b)+", True) is None
     True
+    >>> required_literals(r"^[ \\t]*\\#{1,6}[ \\t]*answer", True)
+    (('#', 'answer'),)
     """
     if _INLINE_VERBOSE.search(pattern):
         return None  # whitespace in the pattern would not be literal
@@ -215,7 +234,13 @@ def may_match(required: tuple[tuple[str, ...], ...] | None, text: str) -> bool:
     """
     if required is None:
         return True
-    return any(all(literal in text for literal in branch) for branch in required)
+    for branch in required:  # loops, not any(all(...)): this runs for every marker of every row
+        for literal in branch:
+            if literal not in text:
+                break
+        else:
+            return True
+    return False
 
 
 _META: Final = frozenset(".^$*+?{}[]|()\\")

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from normalize._deadline import TimeUp, call_within
 from normalize._numbers import format_fraction, format_number, to_fraction
-from normalize._regex import compile_pattern
+from normalize._regex import char_finder, compile_pattern
 from normalize.status import Status
 
 #: Characters that never change an answer: zero-width, bidi marks and embeddings, soft hyphen.
@@ -41,6 +41,7 @@ INVISIBLE_CHARS: Final = (
     "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
     "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
 )
+_INVISIBLE_FINDER: Final = char_finder(INVISIBLE_CHARS)
 #: Longest answer string read (longer ones are not one answer).
 MAX_ANSWER_CHARS: Final = 2000
 #: Seconds one read or one comparison may take in SymPy.
@@ -115,7 +116,7 @@ def remove_invisible(text: str) -> str:
     >>> remove_invisible("4\\u200b2")
     '42'
     """
-    if not any(c in INVISIBLE_CHARS for c in text):
+    if text.isascii() or _INVISIBLE_FINDER.search(text) is None:
         return text
     return "".join(c for c in text if c not in INVISIBLE_CHARS)
 

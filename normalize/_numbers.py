@@ -26,7 +26,7 @@ import regex
 
 from normalize import status as st
 from normalize._budget import MAX_ROUNDS, check_budget
-from normalize._regex import compile_pattern
+from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT
 
@@ -128,7 +128,12 @@ def token_pattern(
 
 
 def _digits_value(int_part: str | None, frac: str | None, lead: str | None) -> Fraction | None:
-    whole = "".join(ch for ch in int_part if ch.isdigit()) if int_part else "0"
+    if not int_part:
+        whole = "0"
+    elif int_part.isdigit():  # no separator to drop (the commonest case)
+        whole = int_part
+    else:
+        whole = "".join(ch for ch in int_part if ch.isdigit())
     fraction = frac if frac is not None else (lead or "")
     if len(whole) + len(fraction) > MAX_DIGITS:
         return None
@@ -429,6 +434,9 @@ _FRAC_WHOLE: Final = (
     r"(?:\{\s*(?P<b>[+\-]?[0-9]+(?:\.[0-9]+)?)\s*\}|(?P<b1>[0-9]))"
 )
 _DEFAULT_THOUSANDS: Final = (",", "\u00a0", "\u202f", "\u2009")
+check_locale(_DEFAULT_THOUSANDS, decimal_comma=False)  # to_fraction skips checking the default
+#: Any Chinese numeral character, for a presence test (a stdlib class scan).
+_CN_NUMERAL_FINDER: Final = char_finder(CN_NUMERAL_CHARS)
 
 
 @lru_cache(maxsize=64)
@@ -464,11 +472,12 @@ def to_fraction(
     >>> to_fraction("50%"), to_fraction("50%", percent="fraction"), to_fraction("50%", percent="reject")
     (Fraction(50, 1), Fraction(1, 2), None)
     """
-    check_locale(thousands, decimal_comma)
+    if decimal_comma or thousands != _DEFAULT_THOUSANDS:  # the default is valid (checked below)
+        check_locale(thousands, decimal_comma)
     s = s.strip()
     if not s or len(s) > 2 * MAX_DIGITS:
         return None
-    if any(c in CN_NUMERAL_CHARS for c in s):
+    if not s.isascii() and _CN_NUMERAL_FINDER.search(s) is not None:
         s = convert_chinese(s, timeout=timeout).strip()
     frac = compile_pattern(_FRAC_WHOLE).fullmatch(s)
     if frac is not None:

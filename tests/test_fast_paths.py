@@ -191,3 +191,22 @@ def test_fence_line_search_equals_the_scan(text: str, pos: int) -> None:
         fast = _fences._line_search(pattern, marks, text, pos)
         slow = pattern.search(text, pos)
         assert (fast and fast.span()) == (slow and slow.span())
+
+
+def test_other_spaces_are_every_space_but_the_plain_one() -> None:
+    spaces = regex.compile(r"[\t\p{Zs}]")
+    other = "".join(chr(c) for c in range(0x110000) if spaces.match(chr(c)) and chr(c) not in " \t")
+    assert all(fmt._OTHER_SPACES.match(c) for c in other)
+    assert fmt._OTHER_SPACES.search(" \t\n") is None
+
+
+@given(hs.text(alphabet=hs.sampled_from("a \t\n\r\x0b\u3000\u00a0\u2028")))
+def test_normalize_whitespace_skips_only_idle_subs(text: str) -> None:
+    def slow(segment: str) -> str:
+        out = regex.sub(fmt._LINE_BREAK, "\n", segment)
+        out = regex.sub(fmt._SPACE, " ", out)
+        out = regex.sub(r" {2,}", " ", out)
+        out = regex.sub(r" +(?=\n)| +\Z", "", out)
+        return regex.sub(r"\n{3,}", "\n\n", out)
+
+    assert fmt._normalize_whitespace_segment(text, False, False, "keep", 1.0) == slow(text)

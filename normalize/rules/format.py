@@ -402,13 +402,22 @@ _LINE_BREAK: Final = r"\r\n|[\r\x0b\x0c\x85\u2028\u2029]"
 #: Tab and every Unicode space separator (category Zs: NBSP, en/em spaces, U+3000 ...) other
 #: than the plain space, which needs no rewriting (rewriting every space was a hot spot).
 _SPACE: Final = r"(?! )[\t\p{Zs}]"
+#: The space separators other than the plain space (category Zs, as :mod:`unicodedata` has it;
+#: ``regex``'s \p{Zs} agrees on every code point, a test checks it), for a presence test.
+_OTHER_SPACES: Final = char_finder(
+    "".join(c for c in map(chr, range(0x80, 0x3001)) if unicodedata.category(c) == "Zs")
+)
 
 
 def _normalize_whitespace_segment(
     segment: str, at_start: bool, at_end: bool, mode: str, timeout: float
 ) -> str:
-    text = compile_pattern(_LINE_BREAK).sub("\n", segment)
-    text = compile_pattern(_SPACE).sub(" ", text)
+    # each sub runs only when a character it acts on occurs (no match: the text comes back)
+    text = segment
+    if not text.isascii() or "\r" in text or "\x0b" in text or "\x0c" in text:
+        text = compile_pattern(_LINE_BREAK).sub("\n", text)
+    if "\t" in text or (not text.isascii() and _OTHER_SPACES.search(text) is not None):
+        text = compile_pattern(_SPACE).sub(" ", text)
     if mode == "collapse":
         body = compile_pattern(r"[ \n]+").sub(" ", text).strip(" ")
         # a segment next to a fence keeps the line break that puts the fence on its own line
@@ -417,9 +426,12 @@ def _normalize_whitespace_segment(
         if not body:
             return "" if at_start or at_end else "\n"
         return lead + body + tail
-    text = compile_pattern(r" {2,}").sub(" ", text)
-    text = compile_pattern(r" +(?=\n)| +\Z").sub("", text)
-    text = compile_pattern(r"\n{3,}").sub("\n\n", text)
+    if "  " in text:
+        text = compile_pattern(r" {2,}").sub(" ", text)
+    if " \n" in text or text.endswith(" "):
+        text = compile_pattern(r" +(?=\n)| +\Z").sub("", text)
+    if "\n\n\n" in text:
+        text = compile_pattern(r"\n{3,}").sub("\n\n", text)
     if at_start:
         text = text.lstrip(" \n")
     if at_end:
