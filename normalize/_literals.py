@@ -272,6 +272,7 @@ def _leading_run(branch: str) -> str | None:
     return run or None
 
 
+@lru_cache(maxsize=1024)
 def entangled(pattern: str) -> bool:
     """Whether ``pattern`` has inline flags, group references or conditionals: inside an
     alternation those reach the other alternatives, so it cannot be split or thinned.

@@ -22,14 +22,16 @@ _PIECES = (
     "equally", "or", "is", "it", "wait", "not", "that", "wrong", "actually", "no", "let", "me",
     "reconsider", "I", "B", "(C)", "D", "A", "选项", "正确", "对", "是", "为", "答案", "也", "等等", "不对",
     "错了", "選", " ", "  ", "\n", ",", ".", ":", "，", "。", "İ", "K", "ſ", "\u200b", "“", "”", "＂",
+    "this", "This", "IT", "'s", "'", "must", "should", "has", "would", "think", "we", "summary", "conclude",
+    "thus", "hence", "overall", "Therefore", "\t", "\x1c", "é", "so,",
 )
 _TEXTS = hs.lists(hs.sampled_from(_PIECES), max_size=40).map("".join)
 
 
 @given(_TEXTS)
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1500, deadline=None)
 def test_choice_prechecks_never_skip_a_match(text: str) -> None:
-    for pattern in (*_choice._NEEDS, _choice._RETRACTION):
+    for pattern in (*_choice._NEEDS, *_choice._SCREENS, _choice._RETRACTION):
         fast = [m.span() for m in _choice._finditer(pattern, text)]
         slow = [m.span() for m in compile_pattern(pattern).finditer(text)]
         assert fast == slow, pattern
@@ -210,3 +212,10 @@ def test_normalize_whitespace_skips_only_idle_subs(text: str) -> None:
         return regex.sub(r"\n{3,}", "\n\n", out)
 
     assert fmt._normalize_whitespace_segment(text, False, False, "keep", 1.0) == slow(text)
+
+
+def test_stdlib_whitespace_covers_regex_whitespace() -> None:
+    import re
+
+    missing = [hex(c) for c in range(0x110000) if regex.match(r"\s", chr(c)) and not re.match(r"\s", chr(c))]
+    assert missing == []

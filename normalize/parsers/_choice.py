@@ -69,6 +69,7 @@ it claims no knowledge of the option count, so every letter A–Z is accepted an
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -275,6 +276,21 @@ _NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
 }
 
 
+#: Faster screens (stdlib ``re`` on the folded text) for statement patterns whose literals
+#: occur in most prose: a match of the pattern always holds a match of its screen (the screen
+#: leaves out the pattern's word boundaries and look-behinds, so it is looser; its ``\s``
+#: matches every character ``regex``'s does, a test checks it).
+_SCREENS: Final[dict[str, re.Pattern[str]]] = {
+    _MARKERS[1]: re.compile(
+        r"(?:correct|right|best|final)\s+(?:option|choice|letter|one)|my\s+(?:final\s+)?(?:choice|pick|selection|option)"
+    ),
+    _CONCLUSIONS[0]: re.compile(
+        r"(?<![a-z])(?:therefore|thus|hence|so|consequently|accordingly|overall)(?![a-z])|conclusion|summary|conclude"
+    ),
+    _CONCLUSIONS[1]: re.compile(r"(?:it|this)(?:'s|\s+(?:is|must|should|has|would))"),
+}
+
+
 @lru_cache(maxsize=8)
 def _folded(text: str) -> str:
     """:func:`normalize._literals.fold` of ``text``, kept for the few texts a parse reads."""
@@ -290,6 +306,9 @@ def _finditer(pattern: str, text: str, pos: int = 0, endpos: int | None = None) 
         if not all(any(word in folded for word in group) for group in needs):
             return iter(())
     elif pattern == _RETRACTION and not may_retract(_folded(text)):
+        return iter(())
+    screen = _SCREENS.get(pattern)
+    if screen is not None and screen.search(_folded(text)) is None:
         return iter(())
     return compile_pattern(pattern).finditer(text, pos, endpos)
 

@@ -1077,10 +1077,7 @@ def _final_fence(text: str, fences: Sequence[Fence], markers: Sequence[str], *, 
     previous_end = 0
     for index, fence in enumerate(fences):
         begin = max(previous_end, fence.start - _INTRO_CHARS)
-        if (
-            _any_may_match(tuple(markers), fold(text[begin : fence.start]))
-            and pattern.search(text, begin, fence.start, timeout=timeout) is not None
-        ) or (
+        if _final_marker_before(text, begin, fence.start, tuple(markers), pattern, timeout) or (
             index > 0
             and may_retract(fold(text[previous_end : fence.start]))
             and compile_pattern(RETRACTION).search(text, previous_end, fence.start)
@@ -1090,21 +1087,29 @@ def _final_fence(text: str, fences: Sequence[Fence], markers: Sequence[str], *, 
     return found
 
 
-def _any_may_match(patterns: tuple[str, ...], folded: str) -> bool:
-    """Whether some of ``patterns`` may match in ``folded`` (a text folded by
-    :func:`normalize._literals.fold`): each needs its required literals, or else one of its
-    leading ones.  A pattern with inline flags or group references (which would reach the
-    others inside an alternation) makes the answer yes."""
-    for pattern in patterns:
-        if entangled(pattern):
-            return True
-        required = required_literals(pattern, True)
+def _final_marker_before(
+    text: str, begin: int, end: int, markers: tuple[str, ...], pattern: regex.Pattern[str], timeout: float
+) -> bool:
+    """Whether the alternation ``pattern`` of ``markers`` matches in ``text[begin:end]``.
+
+    It does exactly when one of the markers does, so only the markers whose literals occur
+    there (their required literals, or else one of their leading ones) are searched, each on
+    its own (a literal prefix the engine finds fast).  A marker with inline flags or group
+    references (which reach the others inside an alternation) sends the search to ``pattern``.
+    """
+    if any(entangled(m) for m in markers):
+        return pattern.search(text, begin, end, timeout=timeout) is not None
+    folded = fold(text[begin:end])
+    for marker in markers:
+        required = required_literals(marker, True)
         if required is not None:
-            if may_match(required, folded):
-                return True
-            continue
-        lead = leading_literals(pattern, True)
-        if lead is None or any(literal in folded for literal in lead):
+            if not may_match(required, folded):
+                continue
+        else:
+            lead = leading_literals(marker, True)
+            if lead is not None and not any(literal in folded for literal in lead):
+                continue
+        if compile_pattern(marker, regex.IGNORECASE).search(text, begin, end, timeout=timeout) is not None:
             return True
     return False
 
