@@ -3,7 +3,7 @@
 Generates a seeded corpus of model outputs (mixed lengths up to 4 KB, English and Chinese,
 chain-of-thought, markers, boxes, JSON, code), runs every task type's full chain and parser
 over its share, and runs one precompiled regex search over the same outputs as a baseline in
-the same process.  Prints items/s and the ratio baseline/chain (how many times slower the full
+the same process (CPU time, the fastest of ``--repeat`` runs of each).  Prints items/s and the ratio baseline/chain (how many times slower the full
 chain is than the least a harness could do).  A figure, not a test.
 
     python bench/normalize_throughput.py            # 100k outputs

@@ -25,6 +25,7 @@ from pydantic import Field
 
 from normalize import status as st
 from normalize._deadline import TimeUp
+from normalize._literals import fold
 from normalize._mathvalue import (
     MathValue,
     NotMath,
@@ -56,6 +57,13 @@ _PERCENT_AFTER: Final = r"^\s*(?:\\?%|％|percent(?:age)?|per\s+cent|pct)(?![A-Z
 _MAX_WHOLE: Final = 300
 #: GSM8K's calculator annotations, ``<<20/4=5.0>>``: the model's working, not its answer.
 _CALCULATOR: Final = r"<<[^<>\n]{0,200}>>"
+
+
+def _may_hedge(text: str) -> bool:
+    """Whether :data:`_HEDGE_GLUE` may match: every match holds one of these words (folded as
+    ``(?i)`` matches)."""
+    folded = fold(text)
+    return "or" in folded or "possibly" in folded or "maybe" in folded or "perhaps" in folded
 
 
 def _items(text: str) -> list[tuple[int, int, str]]:
@@ -116,11 +124,15 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     if not text:
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
     whole_solution = ctx.notes.get("found_by") == "last_number" or ctx.notes.get("statement") == "paragraph"
-    unboxed = compile_pattern(_CALCULATOR).sub("", unwrap_boxes(text))
+    unboxed = unwrap_boxes(text)
+    if "<<" in unboxed:
+        unboxed = compile_pattern(_CALCULATOR).sub("", unboxed)
     try:
         candidate: str | None = None
         if ctx.notes.get("statement") != "paragraph" and len(unboxed) <= _MAX_WHOLE:
-            if compile_pattern(_HEDGE_GLUE).search(unboxed) and len(compile_pattern(r"[0-9]+").findall(unboxed)) >= 2:
+            if _may_hedge(unboxed) and compile_pattern(_HEDGE_GLUE).search(unboxed) and len(
+                compile_pattern(r"[0-9]+").findall(unboxed)
+            ) >= 2:
                 return Parsed(None, st.CONTRADICTORY, f"the answer hedges between values: {unboxed[:80]!r}")
             try:
                 value = read_value(unboxed, timeout=params.timeout)
