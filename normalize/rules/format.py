@@ -170,6 +170,8 @@ def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: floa
     >>> unescape_newlines(r"A\\nB\\tC \\frac{1}{2}\\neq\\theta \\\\n")
     'A\\nB\\tC \\\\frac{1}{2}\\\\neq\\\\theta \\\\\\\\n'
     """
+    if "\\n" not in text and "\\t" not in text:
+        return text  # every escape is a backslash and n or t (\\r\\n ends in \\n): none here
     pattern = compile_pattern(_ESCAPE)
     return _on_prose(
         text,
@@ -379,6 +381,8 @@ def normalize_nfkc(text: str, params: NoParams = _NO_PARAMS, *, timeout: float =
     >>> normalize_nfkc("ＡＢＣ ﬁ ² ①")
     'ABC fi 2 1'
     """
+    if text.isascii():
+        return text  # ASCII is NFKC-normalized already
     return _on_prose(
         text, lambda s: unicodedata.normalize("NFKC", s), rule_name="normalize_nfkc", timeout=timeout
     )
