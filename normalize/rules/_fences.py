@@ -116,6 +116,15 @@ def _lang(info: str) -> str:
     return words[0].lower() if words else ""
 
 
+def may_have_fences(text: str) -> bool:
+    """Whether ``text`` can hold a fence at all (three backticks or tildes in a row).
+
+    >>> may_have_fences("a ``b`` c"), may_have_fences("~~~")
+    (False, True)
+    """
+    return "```" in text or "~~~" in text
+
+
 def outside_fences(text: str, fn: Callable[[str], str], *, timeout: float | None = None) -> str:
     """Apply ``fn`` to the prose between fenced blocks; the blocks stay byte for byte.
 
@@ -124,7 +133,7 @@ def outside_fences(text: str, fn: Callable[[str], str], *, timeout: float | None
     >>> outside_fences("Say “hi”\\n```\\nprint(“hi”)\\n```", lambda s: s.replace("“", '"'))
     'Say "hi”\\n```\\nprint(“hi”)\\n```'
     """
-    fences = find_fences(text)
+    fences = find_fences(text) if may_have_fences(text) else ()
     if not fences:
         return fn(text)
     parts: list[str] = []
