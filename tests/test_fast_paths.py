@@ -190,7 +190,7 @@ def test_fence_line_search_equals_the_scan(text: str, pos: int) -> None:
         (_fences._closing("`", 3), ("```",)),
         (_fences._closing("~", 4), ("~~~",)),
     ):
-        fast = _fences._line_search(pattern, marks, text, pos)
+        fast = _fences._line_search(pattern, marks, text, pos, {})
         slow = pattern.search(text, pos)
         assert (fast and fast.span()) == (slow and slow.span())
 
@@ -219,3 +219,39 @@ def test_stdlib_whitespace_covers_regex_whitespace() -> None:
 
     missing = [hex(c) for c in range(0x110000) if regex.match(r"\s", chr(c)) and not re.match(r"\s", chr(c))]
     assert missing == []
+
+
+def _fences_by_scan(text: str) -> list[tuple[int, int, int, int, str, bool]]:
+    """The original fence scan: the opener and closer patterns searched from each position."""
+    from normalize.rules import _fences
+
+    out = []
+    pos, n = 0, len(text)
+    while True:
+        opening = _fences._OPEN.search(text, pos)
+        if opening is None:
+            return out
+        start, end = opening.span()
+        fence, info = opening.group("fence", "info")
+        info = info.strip()
+        if fence[0] == "`" and "`" in info:
+            pos = end
+            continue
+        content_start = end + 1 if end < n else end
+        closing = _fences._closing(fence[0], len(fence)).search(text, content_start)
+        if closing is None:
+            out.append((start, n, content_start, n, _fences._lang(info), False))
+            return out
+        close_start, close_end = closing.span()
+        content_end = max(content_start, close_start - 1) if close_start > content_start else content_start
+        out.append((start, close_end, content_start, content_end, _fences._lang(info), True))
+        pos = close_end
+
+
+@given(hs.lists(hs.sampled_from(["```", "````", "~~~", "`", " ", "   ", "\n", "py", "x" * 70, "a`b"]), max_size=25).map("".join))
+@settings(max_examples=1000)
+def test_find_fences_equals_the_scan(text: str) -> None:
+    from normalize.rules import _fences
+
+    fast = [(f.start, f.end, f.content_start, f.content_end, f.lang, f.closed) for f in _fences._fences(text)]
+    assert fast == _fences_by_scan(text)

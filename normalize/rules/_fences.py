@@ -61,9 +61,10 @@ def _fences(text: str) -> tuple[Fence, ...]:
     append = fences.append
     n = len(text)
     pos = 0
+    ahead: dict[str, int] = {}  # where each run of three backticks or tildes occurs next
     while True:
         check_budget()
-        opening = _line_search(_OPEN, ("```", "~~~"), text, pos)
+        opening = _line_search(_OPEN, ("```", "~~~"), text, pos, ahead)
         if opening is None:
             return tuple(fences)
         start, end = opening.span()
@@ -74,7 +75,7 @@ def _fences(text: str) -> tuple[Fence, ...]:
             pos = end
             continue
         content_start = end + 1 if end < n else end
-        closing = _line_search(_closing(char, len(fence)), (char * 3,), text, content_start)
+        closing = _line_search(_closing(char, len(fence)), (char * 3,), text, content_start, ahead)
         if closing is None:
             append(Fence(start, n, content_start, n, _lang(info), False))
             return tuple(fences)
@@ -84,22 +85,39 @@ def _fences(text: str) -> tuple[Fence, ...]:
         pos = close_end
 
 
-def _line_search(pattern: regex.Pattern[str], marks: tuple[str, ...], text: str, pos: int) -> regex.Match[str] | None:
+#: A mark this close to where a fence search starts: the regex scan is cheaper than the marks.
+_NEAR = 64
+
+
+def _line_search(
+    pattern: regex.Pattern[str], marks: tuple[str, ...], text: str, pos: int, ahead: dict[str, int]
+) -> regex.Match[str] | None:
     """``pattern.search(text, pos)`` for a fence line pattern (``(?m)^[ ]{0,3}`` then a run that
     starts with one of ``marks``), without trying every position: a match starts at the line
     start of a mark that up to three spaces precede, so only those line starts are tried.
 
-    Linear: ``str.find`` steps from mark to mark, the line start is carried along (each
-    stretch of text is searched for a line break once), and a line is tried at most four times.
+    ``ahead`` keeps, per mark, where it next occurs (``-1``: nowhere further) for calls whose
+    ``pos`` never decreases (one scan of one text), so ``str.find`` never scans a stretch twice.
+    Linear overall: the line start is carried along (each stretch is searched for a line break
+    once), and a line start is tried at most four times.
     """
-    line_start = text.rfind("\n", 0, pos) + 1
+    line_start = -1
     scanned = pos
     at = pos
     while True:
-        found = [i for i in (text.find(mark, at) for mark in marks) if i >= 0]
-        if not found:
+        mark_at = -1
+        for mark in marks:
+            known = ahead.get(mark, -2)
+            if known == -2 or 0 <= known < at:
+                known = ahead[mark] = text.find(mark, at)
+            if known >= 0 and (mark_at < 0 or known < mark_at):
+                mark_at = known
+        if mark_at < 0:
             return None
-        mark_at = min(found)
+        if line_start < 0:  # the first mark
+            if mark_at - pos < _NEAR:
+                return pattern.search(text, pos)  # fences close together: the engine's scan is short
+            line_start = text.rfind("\n", 0, pos) + 1
         newline = text.rfind("\n", scanned, mark_at)
         if newline >= 0:
             line_start = newline + 1

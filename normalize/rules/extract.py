@@ -1079,12 +1079,21 @@ def _final_fence(text: str, fences: Sequence[Fence], markers: Sequence[str], *, 
         begin = max(previous_end, fence.start - _INTRO_CHARS)
         if _final_marker_before(text, begin, fence.start, tuple(markers), pattern, timeout) or (
             index > 0
-            and may_retract(fold(text[previous_end : fence.start]))
+            and (fence.start - previous_end < _SHORT_WINDOW or may_retract(fold(text[previous_end : fence.start])))
             and compile_pattern(RETRACTION).search(text, previous_end, fence.start)
         ):
             found = fence
         previous_end = fence.end
     return found
+
+
+#: Below this many characters a window is searched at once: the literal checks cost more.
+_SHORT_WINDOW: Final = 64
+
+
+@lru_cache(maxsize=64)
+def _any_entangled(patterns: tuple[str, ...]) -> bool:
+    return any(entangled(p) for p in patterns)
 
 
 def _final_marker_before(
@@ -1097,7 +1106,7 @@ def _final_marker_before(
     its own (a literal prefix the engine finds fast).  A marker with inline flags or group
     references (which reach the others inside an alternation) sends the search to ``pattern``.
     """
-    if any(entangled(m) for m in markers):
+    if end - begin < _SHORT_WINDOW or _any_entangled(markers):
         return pattern.search(text, begin, end, timeout=timeout) is not None
     folded = fold(text[begin:end])
     for marker in markers:
