@@ -238,11 +238,15 @@ _E_NOTATION: Final = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][+-]?[0-9]{1,4}
 _DECIMAL_COMMA: Final = r"^(?P<sign>-?)(?P<i>0|[0-9]{4,}|[1-9][0-9]{0,2})\,(?P<f>[0-9]+)$"
 
 
+#: Longest string :func:`_plain_number` reads.
+_PLAIN_MAX: Final = 200
+
+
 def _plain_number(s: str) -> tuple[Fraction, bool] | None:
     """The exact value of ``s`` when it is one plain number, and whether it was written as a
     fraction; ``None`` otherwise.  ``1,22`` and ``0,111`` read as decimal commas (a group of
     two digits, or after a lone ``0``, cannot be a thousands group); ``1,2`` is a list."""
-    if not s or len(s) > 200:
+    if not s or len(s) > _PLAIN_MAX:
         return None
     mixed = compile_pattern(_MIXED).match(s)
     if mixed is not None:
@@ -442,8 +446,11 @@ _DIGITS_ONLY: Final = r"^\s*-?[0-9]{1,3}(?:,?[0-9]{3})*(?:\.[0-9]+)?\s*$|^\s*-?[
 
 
 def _read(s: str, timeout: float) -> MathValue:
-    if compile_pattern(_DIGITS_ONLY).match(s):  # the commonest answer: no clean-up to do
-        plain = _plain_number(s.strip())
+    stripped = s.strip()
+    # the commonest answer: no clean-up to do.  Past 200 characters _plain_number reads nothing,
+    # and _DIGITS_ONLY backtracks quadratically on a long run of digits: not tried there.
+    if len(stripped) <= _PLAIN_MAX and compile_pattern(_DIGITS_ONLY).match(s):
+        plain = _plain_number(stripped)
         if plain is not None:
             return MathValue("number", _number_canonical(plain[0], plain[1], False), number=plain[0])
     original = s
