@@ -101,6 +101,8 @@ def _line_search(
     Linear overall: the line start is carried along (each stretch is searched for a line break
     once), and a line start is tried at most four times.
     """
+    if any(text.find(mark, pos, pos + _NEAR) >= 0 for mark in marks):
+        return pattern.search(text, pos)  # fences close together: the engine's scan is short
     line_start = -1
     scanned = pos
     at = pos
