@@ -25,7 +25,7 @@ from scoring._rule_effects import rule_effects
 from scoring._svg import esc
 from scoring.cli import main
 from scoring.html_report import ReportRun, _segments, audit_records, render_html
-from scoring.metrics import MathVerifier, Scored, score_detail
+from scoring.metrics import MathVerifier, Score, Scored, score_detail
 from scoring.report import build_report
 from scoring.stats import paired_bootstrap
 
