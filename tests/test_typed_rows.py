@@ -25,6 +25,7 @@ from scoring import _cli, _comparison, _items, aggregate
 from scoring.aggregate import SampleAggregator
 from scoring.cli import main
 from scoring.integrations._shared import judge
+from scoring.integrations.lm_eval import _score_payload, normalized_json, read_normalized
 from scoring.metrics import Scored, score_result
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,3 +138,6 @@ def test_integrations_score_like_normalize_score() -> None:
         typed = normalize_typed(pack, InputRow(1, {"task": "math500", "output": output, "target": r"5\text{ cm}"}))
         assert verdict.correct is correct
         assert score_result(pack, typed.row, typed.result).correct is correct
+        payload = read_normalized(normalized_json(pack, output, "math500"))  # lm-eval: filter, then metric
+        assert payload is not None
+        assert _score_payload(pack, payload, "math500", r"5\text{ cm}").correct is correct
