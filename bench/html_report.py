@@ -142,17 +142,16 @@ def main() -> None:
         with MathVerifier() as verifier:
             start = time.perf_counter()
             outs, scored = score_file(pack, corpus, verifier=verifier)
-            scores = [sample.score for sample in scored]
             steps.append(("normalize + score (reference)", time.perf_counter() - start))
             start = time.perf_counter()
             items = [item_of(sample) for sample in scored]
             report = build_report(items, pack)
             steps.append(("build report (1000 resamples)", time.perf_counter() - start))
             start = time.perf_counter()
-            effects = rule_effects(pack, outs, scores, verifier=verifier)
+            effects = rule_effects(pack, scored, verifier=verifier)
             steps.append(("rule effects (every row)", time.perf_counter() - start))
             start = time.perf_counter()
-            rule_effects(pack, outs, scores, verifier=verifier, max_rows=min(10_000, args.n))
+            rule_effects(pack, scored, verifier=verifier, max_rows=min(10_000, args.n))
             sampled = time.perf_counter() - start
         start = time.perf_counter()
         page = Path(tmp) / "report.html"

@@ -104,7 +104,7 @@ def make_run(
                           cv_threshold=getattr(args, "cv_threshold", DEFAULT_CV_THRESHOLD))
     effects = None
     if args.rule_effect_rows != 0:
-        effects = rule_effects(pack, outs, [sample.score for sample in scored], verifier=verifier,
+        effects = rule_effects(pack, scored, verifier=verifier,
                                max_rows=args.rule_effect_rows, seed=args.audit_seed)
     return ReportRun(label, source, outs, scored, report, effects)
 
@@ -138,7 +138,7 @@ def write_score_html_from_file(
         outs, scored = score_file(pack, source, verifier=verifier)
         effects = None
         if args.rule_effect_rows != 0:
-            effects = rule_effects(pack, outs, [sample.score for sample in scored], verifier=verifier,
+            effects = rule_effects(pack, scored, verifier=verifier,
                                    max_rows=args.rule_effect_rows, seed=args.audit_seed)
     run = ReportRun(Path(source).name, source, outs, scored, report, effects)
     write_html(path, render_html(pack, [run], audit_rows=args.audit_rows, audit_seed=args.audit_seed,

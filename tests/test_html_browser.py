@@ -115,7 +115,7 @@ def test_example_report_shows_audit_rows_flips_rules_and_the_hash(
     pack = load_pack()
     with MathVerifier() as verifier:
         outs, samples = score_file(pack, EXAMPLES / "predictions.jsonl", verifier=verifier)
-        effects = rule_effects(pack, outs, [s.score for s in samples], verifier=verifier)
+        effects = rule_effects(pack, samples, verifier=verifier)
     for row, out in zip(rows, outs, strict=False):  # raw beside normalized, the changed spans marked
         raw, normalized = row.find_all("td", cls="raw")[0], row.find_all("td", cls="normalized")[0]
         if isinstance(out.get("output"), str) and len(out["output"]) < 240:

@@ -21,7 +21,7 @@ from normalize import Result, load_pack
 from normalize._io import InputRow
 from normalize.row import Row
 from normalize.rows import normalize_typed
-from scoring import _cli, _comparison, _items, aggregate
+from scoring import _cli, _comparison, _items, _rule_effects, aggregate
 from scoring.aggregate import SampleAggregator
 from scoring.cli import main
 from scoring.integrations._shared import judge
@@ -57,7 +57,7 @@ def _is_json_object(hint: Any) -> bool:
     return any(_is_json_object(arg) for arg in typing.get_args(hint))
 
 
-@pytest.mark.parametrize("module", [aggregate, _items, _comparison, _cli], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [aggregate, _items, _comparison, _rule_effects, _cli], ids=lambda m: m.__name__)
 def test_no_row_travels_as_a_dict_between_the_edges(module: types.ModuleType) -> None:
     """Aggregation, report items, comparisons and the score/compare/audit commands take typed rows:
     a parameter annotated as a JSON object (``Mapping[str, Any]``) outside the listed edges fails
