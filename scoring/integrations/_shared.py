@@ -82,8 +82,9 @@ class Verdict:
 
 def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
           options: Sequence[str] | int | None = None, aliases: Any = None,
-          verifier: MathVerifier | None = None) -> Verdict:
-    """Normalize ``output`` for ``task``, parse it and (with a target) score it.
+          verifier: MathVerifier | None = None, task_type: str | None = None) -> Verdict:
+    """Normalize ``output`` for ``task``, parse it and (with a target) score it (``task_type``:
+    the task's type when the caller has already resolved it, so it is resolved once).
 
     An unknown task raises ``ValueError``; a target that cannot be read is ``bad_target``.
 
@@ -94,7 +95,7 @@ def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
     >>> v.status, v.correct, v.strict, v.valid
     ('no_answer', None, 0.0, None)
     """
-    result = pack.run(output, task, options=options)
+    result = pack.run(output, task, options=options, task_type=task_type)
     row = Row(task=task, output=output, options=row_options(options),  # a bad value: pack.run said invalid
               target=target, aliases=aliases, task_type=result.task_type)
     if verifier is None and _needs_math_verify(pack, task, result.task_type):
