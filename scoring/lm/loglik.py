@@ -34,9 +34,11 @@ torch and transformers are imported only when a scorer is built.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
-from collections import deque
+import time
+from collections import OrderedDict, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,7 +85,14 @@ class EncodedPair:
 
 @dataclass
 class ScorerStats:
-    """Counters of one scorer's work (per instance; reset with `reset()`)."""
+    """Counters of one scorer's work (per instance; reset with `reset()`).
+
+    Tokenisation and the model's forward passes are timed apart: ``encode_seconds`` covers
+    turning requests into token ids (done for the whole request list before the first forward
+    pass), ``forward_seconds`` the batched scoring of those ids.  ``encode_cache_hits`` counts
+    requests whose encoding came from the scorer's cache (a repeated request, in this call or
+    an earlier one) and ``encode_cache_misses`` those that were tokenized.
+    """
 
     requests: int = 0
     unique_pairs: int = 0
@@ -94,16 +103,83 @@ class ScorerStats:
     #: token slots of every batch tensor (rows × width) and how many of them were padding
     batch_tokens: int = 0
     padding_tokens: int = 0
+    encode_cache_hits: int = 0
+    encode_cache_misses: int = 0
+    encode_seconds: float = 0.0
+    forward_seconds: float = 0.0
 
     @property
     def padding_share(self) -> float:
         """Share of batch token slots that were padding (0.0 before any batch)."""
         return self.padding_tokens / self.batch_tokens if self.batch_tokens else 0.0
 
+    @property
+    def tokens_per_second(self) -> float:
+        """Tokens the model processed per second of forward time (0.0 before any batch)."""
+        return self.forward_tokens / self.forward_seconds if self.forward_seconds else 0.0
+
     def reset(self) -> None:
         """Set every counter back to zero."""
-        for name in self.__dataclass_fields__:
-            setattr(self, name, 0)
+        for name, spec in self.__dataclass_fields__.items():
+            setattr(self, name, spec.default)
+
+
+class EncodeCache:
+    """Bounded least-recently-used store of request encodings, kept across calls.
+
+    Keys are the raw ``(context, continuation)`` strings (pairs) and context strings (the
+    context's own encoding, shared by every continuation of that context).  A scorer keeps
+    one, so re-scoring a request set, PMI's repeated unconditional context and a context shared
+    by several choices skip the tokenizer.  ``max_entries`` bounds each of the two stores.
+
+    >>> cache = EncodeCache(max_entries=2)
+    >>> cache.put_context("a", (1,)); cache.put_context("b", (2,)); cache.put_context("c", (3,))
+    >>> cache.context("a") is None, cache.context("c")
+    (True, (3,))
+    """
+
+    def __init__(self, max_entries: int = 1 << 16) -> None:
+        if max_entries < 1:
+            raise UsageError(f"max_entries must be a positive int, got {max_entries!r}")
+        self.max_entries = max_entries
+        self._pairs: OrderedDict[tuple[str, str], EncodedPair] = OrderedDict()
+        self._contexts: OrderedDict[str, tuple[int, ...]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def pair(self, key: tuple[str, str]) -> EncodedPair | None:
+        """The cached encoding of a request, or None."""
+        found = self._pairs.get(key)
+        if found is not None:
+            self._pairs.move_to_end(key)
+        return found
+
+    def put_pair(self, key: tuple[str, str], value: EncodedPair) -> None:
+        """Store a request's encoding, evicting the least recently used beyond the bound."""
+        self._pairs[key] = value
+        self._pairs.move_to_end(key)
+        while len(self._pairs) > self.max_entries:
+            self._pairs.popitem(last=False)
+
+    def context(self, text: str) -> tuple[int, ...] | None:
+        """The cached encoding of a context string, or None."""
+        found = self._contexts.get(text)
+        if found is not None:
+            self._contexts.move_to_end(text)
+        return found
+
+    def put_context(self, text: str, ids: tuple[int, ...]) -> None:
+        """Store a context's encoding, evicting the least recently used beyond the bound."""
+        self._contexts[text] = ids
+        self._contexts.move_to_end(text)
+        while len(self._contexts) > self.max_entries:
+            self._contexts.popitem(last=False)
+
+    def clear(self) -> None:
+        """Drop every stored encoding."""
+        self._pairs.clear()
+        self._contexts.clear()
 
 
 def move_trailing_whitespace(context: str, continuation: str) -> tuple[str, str]:
@@ -273,36 +349,124 @@ class LogLikelihoodScorer:
             raise ValueError("tokenizer has neither a BOS nor an EOS token for empty contexts")
         return int(token)
 
+    @property
+    def encode_cache(self) -> EncodeCache:
+        """This scorer's cache of request encodings (created on first use)."""
+        cache = self.__dict__.get("_encode_cache")
+        if cache is None:
+            cache = self.__dict__["_encode_cache"] = EncodeCache()
+        return cache
+
     def _encode(self, text: str) -> list[int]:
         """lm-eval's tok_encode: tokenizer defaults, no special tokens if text starts with BOS."""
-        if self._prefix_str and text.startswith(self._prefix_str):
-            return list(self.tokenizer.encode(text, add_special_tokens=False))
-        return list(self.tokenizer.encode(text))
+        return self._encode_many([text])[0]
+
+    def _encode_many(self, texts: Sequence[str]) -> list[list[int]]:
+        """`_encode` over many texts in one tokenizer call per special-token setting."""
+        out: list[list[int]] = [[] for _ in texts]
+        plain = [i for i, t in enumerate(texts)
+                 if not (self._prefix_str and t.startswith(self._prefix_str))]
+        plain_set = set(plain)
+        raw = [i for i in range(len(texts)) if i not in plain_set]
+        for indices, special in ((plain, True), (raw, False)):
+            for i, ids in zip(indices, self._tokenize([texts[i] for i in indices], special),
+                              strict=True):
+                out[i] = ids
+        return out
+
+    def _tokenize(self, texts: list[str], add_special_tokens: bool) -> list[list[int]]:
+        """Token ids of each text, one batched tokenizer call (same ids as ``encode``)."""
+        if not texts:
+            return []
+        ids = self.tokenizer(texts, add_special_tokens=add_special_tokens)["input_ids"]
+        return [list(map(int, row)) for row in ids]
 
     def encode_pair(self, context: str, continuation: str) -> EncodedPair:
         """Token ids for one request following lm-eval's boundary rule (see module doc)."""
-        if not isinstance(context, str) or not isinstance(continuation, str):
-            return EncodedPair((), (), "", error="context and continuation must be strings")
-        if continuation == "":
-            return EncodedPair((), (), "", error="empty continuation")
-        context, continuation = move_trailing_whitespace(context, continuation)
-        if context == "":
-            cont = list(self.tokenizer.encode(continuation, add_special_tokens=False))
-            if not cont:
-                return EncodedPair((), (), "prefix", error="continuation encodes to no tokens")
-            if cont[0] != self.prefix_token_id:
-                ctx, conts = [self.prefix_token_id], cont
+        return self.encode_pairs([(context, continuation)])[0]
+
+    def encode_pairs(self, requests: Sequence[Any]) -> list[EncodedPair]:
+        """`encode_pair` for every request, with batched tokenizer calls and the encode cache.
+
+        Identical requests are encoded once; a context's encoding is shared by all its
+        continuations; requests and contexts seen before (this call or an earlier one) come
+        from `encode_cache` (``stats.encode_cache_hits``).  A malformed request gets an
+        `EncodedPair` with ``error`` set.  Results are in request order.
+        """
+        cache = self.encode_cache
+        out: list[EncodedPair | None] = [None] * len(requests)
+        todo: dict[tuple[str, str], list[int]] = {}
+        for i, request in enumerate(requests):
+            if not (isinstance(request, tuple | list) and len(request) == 2):
+                out[i] = EncodedPair((), (), "", error=f"bad request {request!r:.80}")
+                continue
+            context, continuation = request
+            if not isinstance(context, str) or not isinstance(continuation, str):
+                out[i] = EncodedPair((), (), "", error="context and continuation must be strings")
+                continue
+            if continuation == "":
+                out[i] = EncodedPair((), (), "", error="empty continuation")
+                continue
+            key = (context, continuation)
+            found = cache.pair(key)
+            if found is not None:
+                out[i] = found
+                self.stats.encode_cache_hits += 1
+            elif key in todo:
+                todo[key].append(i)
+                self.stats.encode_cache_hits += 1
             else:
-                ctx, conts = cont[:1], cont[1:]
-            return self._finish(ctx, conts, "prefix")
-        ctx = self._encode(context)
-        whole = self._encode(context + continuation)
-        found = split_whole(ctx, whole, None) or split_whole(
-            ctx, whole, self.tokenizer.encode(continuation, add_special_tokens=False)
-        )
-        if found is None:  # unreachable: split_whole returns a pair given continuation ids
-            raise RuntimeError("split_whole returned None with continuation ids")
-        return self._finish(ctx, list(found[0]), found[1])
+                todo[key] = [i]
+                self.stats.encode_cache_misses += 1
+        for key, value in zip(todo, self._encode_new(list(todo)), strict=True):
+            cache.put_pair(key, value)
+            for i in todo[key]:
+                out[i] = value
+        return [enc for enc in out if enc is not None]
+
+    def _encode_new(self, keys: list[tuple[str, str]]) -> list[EncodedPair]:
+        """Encode requests not in the cache: contexts, wholes and (where needed) continuations
+        each in one batched tokenizer call."""
+        cache = self.encode_cache
+        moved = [move_trailing_whitespace(c, x) for c, x in keys]
+        ctx_ids: dict[str, tuple[int, ...]] = {}
+        for context in dict.fromkeys(c for c, _ in moved if c):
+            got = cache.context(context)
+            if got is not None:
+                ctx_ids[context] = got
+        fresh = list(dict.fromkeys(c for c, _ in moved if c and c not in ctx_ids))
+        for text, ids in zip(fresh, self._encode_many(fresh), strict=True):
+            ctx_ids[text] = tuple(ids)
+            cache.put_context(text, ctx_ids[text])
+        joint = [i for i, (c, _) in enumerate(moved) if c]
+        wholes = self._encode_many([moved[i][0] + moved[i][1] for i in joint])
+        whole_of = dict(zip(joint, wholes, strict=True))
+        found: dict[int, tuple[tuple[int, ...], str]] = {}
+        for i in joint:
+            split = split_whole(ctx_ids[moved[i][0]], whole_of[i], None)
+            if split is not None:
+                found[i] = split
+        alone = [i for i in range(len(moved)) if i not in found]
+        alone_ids = self._tokenize([moved[i][1] for i in alone], False)
+        cont_of = dict(zip(alone, alone_ids, strict=True))
+        results: list[EncodedPair] = []
+        for i, (context, _) in enumerate(moved):
+            if context == "":
+                cont = cont_of[i]
+                if not cont:
+                    results.append(EncodedPair((), (), "prefix",
+                                               error="continuation encodes to no tokens"))
+                elif cont[0] != self.prefix_token_id:
+                    results.append(self._finish([self.prefix_token_id], cont, "prefix"))
+                else:
+                    results.append(self._finish(cont[:1], cont[1:], "prefix"))
+                continue
+            ctx = ctx_ids[context]
+            if i in found:
+                results.append(self._finish(ctx, found[i][0], found[i][1]))
+            else:
+                results.append(self._finish(ctx, cont_of[i], "separate"))
+        return results
 
     def _finish(self, ctx: Sequence[int], cont: Sequence[int], boundary: str) -> EncodedPair:
         if not cont:
@@ -326,24 +490,28 @@ class LogLikelihoodScorer:
     # ----------------------------------------------------------------- public scoring
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[LoglikResult]:
-        """Score each (context, continuation); results are in request order."""
-        cache: dict[tuple[str, str], EncodedPair] = {}
-        encoded: list[EncodedPair] = []
-        for request in requests:
-            if not (isinstance(request, tuple | list) and len(request) == 2):
-                encoded.append(EncodedPair((), (), "", error=f"bad request {request!r:.80}"))
-                continue
-            key = (request[0], request[1])
-            if key not in cache:
-                cache[key] = self.encode_pair(*key)
-            encoded.append(cache[key])
-        return self._score_encoded(encoded)
+        """Score each (context, continuation); results are in request order.
+
+        Every request is tokenized (or found in `encode_cache`) before the first forward pass;
+        ``stats.encode_seconds`` and ``stats.forward_seconds`` time the two phases apart.
+        """
+        start = time.perf_counter()
+        encoded = self.encode_pairs(requests)
+        self.stats.encode_seconds += time.perf_counter() - start
+        return self._score_timed(encoded)
 
     def loglikelihood_tokens(
         self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]
     ) -> list[LoglikResult]:
         """Score (context ids, continuation ids) pairs as given (boundary ``"tokens"``)."""
-        return self._score_encoded([self._finish(c, x, "tokens") for c, x in pairs])
+        return self._score_timed([self._finish(c, x, "tokens") for c, x in pairs])
+
+    def _score_timed(self, encoded: Sequence[EncodedPair]) -> list[LoglikResult]:
+        start = time.perf_counter()
+        try:
+            return self._score_encoded(encoded)
+        finally:
+            self.stats.forward_seconds += time.perf_counter() - start
 
     def loglikelihood_rolling(self, texts: Sequence[str]) -> list[LoglikResult]:
         """Log-likelihood of whole texts conditioned on the prefix token, in disjoint windows.
