@@ -192,7 +192,7 @@ def test_results_match_one_by_one_scoring(scorer: LogLikelihoodScorer) -> None:
     together = scorer.loglikelihood(REQUESTS)
     for request, result in zip(REQUESTS, together, strict=True):
         (alone,) = scorer.loglikelihood([request])
-        assert result.logprob == pytest.approx(alone.logprob, abs=1e-5)
+        assert result.logprob == pytest.approx(alone.logprob, abs=1e-4)
         assert result.is_greedy == alone.is_greedy
         assert result.n_tokens == alone.n_tokens > 0
 
@@ -205,7 +205,7 @@ def test_padding_invariance(scorer: LogLikelihoodScorer, picks: list[int], batch
     reference = {r: scorer.loglikelihood([r])[0].logprob for r in set(requests)}
     other = LogLikelihoodScorer.from_loaded(scorer.loaded, batch_size=batch)
     for request, result in zip(requests, other.loglikelihood(requests), strict=True):
-        assert abs(result.logprob - reference[request]) <= 1e-5
+        assert abs(result.logprob - reference[request]) <= 1e-4
 
 
 def test_shared_context_runs_once_per_context(scorer: LogLikelihoodScorer) -> None:
@@ -244,7 +244,7 @@ def test_out_of_memory_halves_the_batch_and_retries(
     expected = scorer.loglikelihood(REQUESTS)
     assert fresh.stats.oom_backoffs > 0 and fresh._max_rows < 16
     for got, want in zip(results, expected, strict=True):
-        assert got.error is None and got.logprob == pytest.approx(want.logprob, abs=1e-5)
+        assert got.error is None and got.logprob == pytest.approx(want.logprob, abs=1e-4)
 
 
 def test_a_failing_forward_only_fails_its_own_rows(

@@ -248,18 +248,57 @@ class _Unit:
     def shared(self) -> bool:
         return len(self.prefix) > 0 and len(self.conts) > 1
 
-    def cost(self) -> int:
-        longest = max(len(c) for c in self.conts)
-        if self.shared:
-            return len(self.prefix) + len(self.conts) * longest
-        return len(self.conts) * (len(self.prefix) + longest)
-
     def split(self) -> tuple[_Unit, _Unit]:
         half = len(self.conts) // 2
-        return (
-            _Unit(self.prefix, self.last, self.conts[:half], self.keys[:half]),
-            _Unit(self.prefix, self.last, self.conts[half:], self.keys[half:]),
-        )
+        return self.take(0, half), self.take(half, len(self.conts))
+
+    def take(self, start: int, stop: int) -> _Unit:
+        """The unit with only continuations ``start:stop``."""
+        return _Unit(self.prefix, self.last, self.conts[start:stop], self.keys[start:stop])
+
+
+class _BatchShape:
+    """Padded token slots of a batch being filled, as `_forward_flat`/`_forward_shared` lay it
+    out: flat rows are ``prefix + last + cont[:-1]`` padded to the longest; a shared batch has
+    a prefix tensor (units × longest prefix) and continuation rows that also hold the expanded
+    KV cache of their prefix (rows × (longest prefix + longest continuation))."""
+
+    def __init__(self) -> None:
+        self.units = self.rows = self.prefix = self.cont = self.flat = 0
+
+    def _grown(self, unit: _Unit) -> tuple[int, int, int, int, int]:
+        longest = max(map(len, unit.conts))
+        return (self.units + 1, self.rows + len(unit.conts), max(self.prefix, len(unit.prefix)),
+                max(self.cont, longest), max(self.flat, len(unit.prefix) + longest))
+
+    def cost_with(self, unit: _Unit) -> int:
+        """Padded token slots of the batch once ``unit`` joins it."""
+        units, rows, prefix, cont, flat = self._grown(unit)
+        if unit.shared:
+            return units * prefix + rows * (prefix + cont)
+        return rows * flat
+
+    def add(self, unit: _Unit) -> None:
+        self.units, self.rows, self.prefix, self.cont, self.flat = self._grown(unit)
+
+
+def length_chunks(lengths: Sequence[int], ratio: float = 0.75, min_rows: int = 4) -> list[int]:
+    """Where to cut rows sorted by length (longest first) into similar-length chunks.
+
+    A chunk ends before the first row no longer than ``ratio`` × the chunk's width once it
+    holds ``min_rows`` rows.  Returns the start index of every chunk.
+
+    >>> length_chunks([30, 29, 28, 27, 20, 19, 18, 17, 16, 10])
+    [0, 4, 9]
+    >>> length_chunks([5, 5, 1])
+    [0]
+    """
+    starts = [0] if lengths else []
+    for i, n in enumerate(lengths):
+        start = starts[-1]
+        if i - start >= min_rows and n <= ratio * lengths[start]:
+            starts.append(i)
+    return starts
 
 
 def is_oom(exc: BaseException) -> bool:
@@ -300,7 +339,11 @@ class LogLikelihoodScorer:
         max_length: int | None = None,
         loaded: LoadedModel | None = None,
         project_hidden: bool = True,
+        token_budget: int | None = None,
+        bucket_by_length: bool = True,
     ) -> None:
+        if token_budget is not None and (not isinstance(token_budget, int) or token_budget < 1):
+            raise UsageError(f"token_budget must be a positive int, got {token_budget!r}")
         if batch_size != "auto" and (not isinstance(batch_size, int) or batch_size < 1):
             raise UsageError(f"batch_size must be 'auto' or a positive int, got {batch_size!r}")
         if max_length is not None and max_length < 2:
@@ -321,7 +364,8 @@ class LogLikelihoodScorer:
         self._vocab = int(self.model.get_input_embeddings().weight.shape[0])
         pad = self.tokenizer.pad_token_id
         self._pad_id = int(pad if pad is not None else (self.prefix_token_id or 0))
-        self._max_rows, self._max_tokens = self._initial_caps(batch_size)
+        self.bucket_by_length = bucket_by_length
+        self._max_rows, self._max_tokens = self._initial_caps(batch_size, token_budget)
         self._prefix_str = self.tokenizer.decode([self.prefix_token_id])
         self._head: Any = self._probe_head() if project_hidden else None
 
@@ -333,10 +377,13 @@ class LogLikelihoodScorer:
         *,
         max_length: int | None = None,
         project_hidden: bool = True,
+        token_budget: int | None = None,
+        bucket_by_length: bool = True,
     ) -> LogLikelihoodScorer:
         """A scorer over an already loaded model (shares weights; own batch size and stats)."""
         return cls("", batch_size=batch_size, max_length=max_length, loaded=loaded,
-                   project_hidden=project_hidden)
+                   project_hidden=project_hidden, token_budget=token_budget,
+                   bucket_by_length=bucket_by_length)
 
     # ----------------------------------------------------------------- tokenisation
 
@@ -552,18 +599,22 @@ class LogLikelihoodScorer:
 
     # ----------------------------------------------------------------- engine
 
-    def _initial_caps(self, batch_size: int | Literal["auto"]) -> tuple[int, int]:
+    def _initial_caps(self, batch_size: int | Literal["auto"],
+                      token_budget: int | None) -> tuple[int, int]:
+        """(most rows, most padded token slots) per forward pass."""
         if batch_size != "auto":
-            return batch_size, 1 << 30
-        if self.device.type != "cuda":
-            return 64, 8192
-        import torch
+            return batch_size, token_budget or 1 << 30
+        if token_budget is None:
+            if self.device.type != "cuda":
+                token_budget = 8192
+            else:
+                import torch
 
-        free, _total = torch.cuda.mem_get_info(self.device)
-        bytes_per_token = self._vocab * 10 + 64 * int(self.model.config.hidden_size)
-        tokens = max(256, min(1 << 17, int(free * 0.3) // bytes_per_token))
-        # rows follow memory too (no fixed 256-row cap): the token budget bounds the batch
-        return max(256, tokens // 32), tokens
+                free, _total = torch.cuda.mem_get_info(self.device)
+                token_budget = token_budget_from_memory(
+                    free, self._vocab, int(self.model.config.hidden_size))
+        # no row cap of its own: a row holds at least one token, the budget bounds the batch
+        return token_budget, token_budget
 
     def _score_encoded(self, encoded: Sequence[EncodedPair]) -> list[LoglikResult]:
         self.stats.requests += len(encoded)
@@ -591,6 +642,13 @@ class LogLikelihoodScorer:
     def _build_units(
         self, unique: dict[tuple[tuple[int, ...], tuple[int, ...]], int]
     ) -> list[_Unit]:
+        """Group rows by context; with ``bucket_by_length`` order them longest first.
+
+        Rows whose context is shared (several continuations, a prefix to cache) form one
+        unit; the others are one unit per row.  Sorted by length (descending, like lm-eval:
+        out-of-memory shows up at once) neighbours have similar lengths, so the token budget
+        cuts batches whose rows pad little; otherwise units keep the order of first appearance.
+        """
         by_context: dict[tuple[int, ...], _Unit] = {}
         for (ctx, cont), key in unique.items():
             unit = by_context.get(ctx)
@@ -598,38 +656,47 @@ class LogLikelihoodScorer:
                 unit = by_context[ctx] = _Unit(ctx[:-1], ctx[-1])
             unit.conts.append(cont)
             unit.keys.append(key)
-        units: list[_Unit] = []
+        flat: list[_Unit] = []
+        shared: list[_Unit] = []
         for unit in by_context.values():
+            if unit.shared:
+                shared.append(unit)
+            else:
+                flat.extend(unit.take(i, i + 1) for i in range(len(unit.conts)))
+        if not self.bucket_by_length:
+            return sorted(flat + shared, key=lambda u: u.keys[0])
+        for unit in shared:
             order = sorted(range(len(unit.conts)), key=lambda i: -len(unit.conts[i]))
             unit.conts = [unit.conts[i] for i in order]
             unit.keys = [unit.keys[i] for i in order]
-            units.append(unit)
-        # Longest first (like lm-eval): similar lengths share a batch, OOM shows up at once.
-        units.sort(key=lambda u: (u.shared, -(len(u.prefix) + max(map(len, u.conts)))))
-        return units
+        flat.sort(key=lambda u: -(len(u.prefix) + len(u.conts[0])))
+        shared.sort(key=lambda u: (-len(u.prefix), -len(u.conts[0])))
+        return flat + shared
+
+    def _pieces(self, unit: _Unit) -> Iterator[_Unit]:
+        """The unit, cut into row ranges that each fit the row cap and the token budget."""
+        start = 0
+        while start < len(unit.conts):
+            stop = min(len(unit.conts), start + self._max_rows)
+            while stop - start > 1 and _BatchShape().cost_with(
+                    unit.take(start, stop)) > self._max_tokens:
+                stop = start + (stop - start) // 2
+            yield unit.take(start, stop) if (start, stop) != (0, len(unit.conts)) else unit
+            start = stop
 
     def _batches(self, units: list[_Unit]) -> Iterator[list[_Unit]]:
+        """Consecutive units while rows and padded token slots stay within the caps."""
         batch: list[_Unit] = []
-        rows = cost = 0
-        for unit in units:
-            while len(unit.conts) > self._max_rows:
-                head, unit = _Unit(unit.prefix, unit.last, unit.conts[: self._max_rows],
-                                   unit.keys[: self._max_rows]), _Unit(
-                    unit.prefix, unit.last, unit.conts[self._max_rows:],
-                    unit.keys[self._max_rows:])
-                if batch:
+        shape = _BatchShape()
+        for whole in units:
+            for unit in self._pieces(whole):
+                fits = shape.rows + len(unit.conts) <= self._max_rows and (
+                    shape.cost_with(unit) <= self._max_tokens)
+                if batch and (not fits or batch[0].shared != unit.shared):
                     yield batch
-                yield [head]
-                batch, rows, cost = [], 0, 0
-            fits = rows + len(unit.conts) <= self._max_rows and (
-                cost + unit.cost() <= self._max_tokens
-            )
-            if batch and (not fits or batch[0].shared != unit.shared):
-                yield batch
-                batch, rows, cost = [], 0, 0
-            batch.append(unit)
-            rows += len(unit.conts)
-            cost += unit.cost()
+                    batch, shape = [], _BatchShape()
+                batch.append(unit)
+                shape.add(unit)
         if batch:
             yield batch
 
@@ -749,7 +816,12 @@ class LogLikelihoodScorer:
         return self._gather(values, hidden, index, conts)
 
     def _forward_shared(self, batch: list[_Unit]) -> list[tuple[float, bool]]:
-        """Context once per unit, its KV cache expanded over the unit's continuations."""
+        """Context once per unit, its KV cache selected for each continuation row.
+
+        With ``bucket_by_length`` the continuation rows run in chunks of similar length (see
+        `length_chunks`), each over its own selection of the prefix cache, so short choices are
+        not padded to the longest one of the batch.
+        """
         import torch
 
         prefixes = [u.prefix for u in batch]
@@ -762,20 +834,33 @@ class LogLikelihoodScorer:
             cache = getattr(out, "past_key_values", None)
         if cache is None:
             raise ValueError("the model returned no KV cache for the shared context")
-        owner = torch.tensor(
-            [i for i, u in enumerate(batch) for _ in u.conts], dtype=torch.long, device=self.device
-        )
-        cache = expand_cache(cache, owner)
+        owners = [i for i, u in enumerate(batch) for _ in u.conts]
         conts = [c for u in batch for c in u.conts]
-        inputs = [[u.last, *c[:-1]] for u in batch for c in u.conts]
-        width = max(map(len, inputs))
-        c_ids, c_mask = self._tensor(inputs, width)
-        p_len = torch.tensor([len(p) for p in prefixes], device=self.device)[owner]
-        pos = p_len[:, None] + torch.arange(width, device=self.device)[None, :]
-        mask = torch.cat([p_mask[owner], c_mask], dim=1)
-        _, values, hidden = self._call(c_ids, mask, pos, 0, use_cache=True, cache=cache)
-        index = [list(range(len(c))) for c in conts]
-        return self._gather(values, hidden, index, conts)
+        lasts = [u.last for u in batch for _ in u.conts]
+        p_len = torch.tensor([len(p) for p in prefixes], device=self.device)
+        order = list(range(len(conts)))
+        starts = [0]
+        if self.bucket_by_length:
+            order.sort(key=lambda r: -len(conts[r]))
+            starts = length_chunks([len(conts[r]) for r in order])
+        results: list[tuple[float, bool]] = [(0.0, False)] * len(conts)
+        for n, start in enumerate(starts):
+            rows = order[start:starts[n + 1] if n + 1 < len(starts) else len(order)]
+            owner = torch.tensor([owners[r] for r in rows], dtype=torch.long, device=self.device)
+            last_chunk = n + 1 == len(starts)
+            chunk_cache = expand_cache(cache, owner) if last_chunk else select_cache(cache, owner)
+            inputs = [[lasts[r], *conts[r][:-1]] for r in rows]
+            width = max(map(len, inputs))
+            c_ids, c_mask = self._tensor(inputs, width)
+            pos = p_len[owner][:, None] + torch.arange(width, device=self.device)[None, :]
+            mask = torch.cat([p_mask[owner], c_mask], dim=1)
+            _, values, hidden = self._call(c_ids, mask, pos, 0, use_cache=True, cache=chunk_cache)
+            chunk_conts = [conts[r] for r in rows]
+            index = [list(range(len(c))) for c in chunk_conts]
+            for r, value in zip(rows, self._gather(values, hidden, index, chunk_conts),
+                                strict=True):
+                results[r] = value
+        return results
 
     def _gather(self, values: torch.Tensor, hidden: bool, index: list[list[int]],
                 conts: list[tuple[int, ...]]) -> list[tuple[float, bool]]:
@@ -811,6 +896,35 @@ def expand_cache(cache: Any, index: torch.Tensor) -> Any:
     if isinstance(cache, tuple):  # legacy tuple-of-tuples cache
         return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
     raise ValueError(f"cannot expand a KV cache of type {type(cache).__name__}")
+
+
+def select_cache(cache: Any, index: torch.Tensor) -> Any:
+    """Rows of a KV cache by index (repeats allowed) as a new cache; ``cache`` is unchanged."""
+    if isinstance(cache, tuple):
+        return expand_cache(cache, index)
+    if not hasattr(cache, "reorder_cache"):
+        raise ValueError(f"cannot select rows of a KV cache of type {type(cache).__name__}")
+    fresh = copy.copy(cache)
+    if isinstance(getattr(cache, "layers", None), list):  # transformers >= 4.56
+        fresh.layers = [copy.copy(layer) for layer in cache.layers]
+    for name in ("key_cache", "value_cache"):  # older DynamicCache: lists of tensors
+        if isinstance(getattr(cache, name, None), list):
+            setattr(fresh, name, list(getattr(cache, name)))
+    fresh.reorder_cache(index)
+    return fresh
+
+
+def token_budget_from_memory(free_bytes: int, vocab: int, hidden: int) -> int:
+    """Padded token slots per forward pass that fit 30% of free accelerator memory.
+
+    A slot is costed at ``10 × vocab + 64 × hidden`` bytes (logits in two precisions plus
+    activations and KV cache), floored at 256 and capped at 2**17.
+
+    >>> token_budget_from_memory(80 << 30, 128256, 4096)
+    16682
+    """
+    per_token = vocab * 10 + 64 * hidden
+    return max(256, min(1 << 17, int(free_bytes * 0.3) // per_token))
 
 
 def failed(results: Sequence[LoglikResult]) -> list[int]:
