@@ -852,7 +852,11 @@ class LogLikelihoodScorer:
             inputs = [[lasts[r], *conts[r][:-1]] for r in rows]
             width = max(map(len, inputs))
             c_ids, c_mask = self._tensor(inputs, width)
-            pos = p_len[owner][:, None] + torch.arange(width, device=self.device)[None, :]
+            start = p_len[owner][:, None]
+            pos = start + torch.arange(width, device=self.device)[None, :]
+            # padding slots stay at a real position: past the longest row they could run off
+            # the model's position table (a long prefix padded to another row's width)
+            pos = torch.where(c_mask.bool(), pos, start)
             mask = torch.cat([p_mask[owner], c_mask], dim=1)
             _, values, hidden = self._call(c_ids, mask, pos, 0, use_cache=True, cache=chunk_cache)
             chunk_conts = [conts[r] for r in rows]
