@@ -257,6 +257,11 @@ class _Unit:
         return _Unit(self.prefix, self.last, self.conts[start:stop], self.keys[start:stop])
 
 
+def _width(unit: _Unit) -> int:
+    """The length a unit is sorted and bucketed by: its prefix when shared, else its row."""
+    return len(unit.prefix) if unit.shared else len(unit.prefix) + max(map(len, unit.conts))
+
+
 class _BatchShape:
     """Padded token slots of a batch being filled, as `_forward_flat`/`_forward_shared` lay it
     out: flat rows are ``prefix + last + cont[:-1]`` padded to the longest; a shared batch has
@@ -282,7 +287,7 @@ class _BatchShape:
         self.units, self.rows, self.prefix, self.cont, self.flat = self._grown(unit)
 
 
-def length_chunks(lengths: Sequence[int], ratio: float = 0.75, min_rows: int = 4) -> list[int]:
+def length_chunks(lengths: Sequence[int], ratio: float = 0.75, min_rows: int = 2) -> list[int]:
     """Where to cut rows sorted by length (longest first) into similar-length chunks.
 
     A chunk ends before the first row no longer than ``ratio`` × the chunk's width once it
@@ -290,8 +295,10 @@ def length_chunks(lengths: Sequence[int], ratio: float = 0.75, min_rows: int = 4
 
     >>> length_chunks([30, 29, 28, 27, 20, 19, 18, 17, 16, 10])
     [0, 4, 9]
-    >>> length_chunks([5, 5, 1])
+    >>> length_chunks([5, 1])
     [0]
+    >>> length_chunks([5, 5, 1])
+    [0, 2]
     """
     starts = [0] if lengths else []
     for i, n in enumerate(lengths):
@@ -685,13 +692,20 @@ class LogLikelihoodScorer:
             start = stop
 
     def _batches(self, units: list[_Unit]) -> Iterator[list[_Unit]]:
-        """Consecutive units while rows and padded token slots stay within the caps."""
+        """Consecutive units while rows and padded token slots stay within the caps.
+
+        With ``bucket_by_length`` a batch also ends where the (sorted) units get much shorter
+        than its first one, as `length_chunks` cuts: rows of similar length share a batch even
+        when the caps would allow more.
+        """
         batch: list[_Unit] = []
         shape = _BatchShape()
         for whole in units:
             for unit in self._pieces(whole):
                 fits = shape.rows + len(unit.conts) <= self._max_rows and (
                     shape.cost_with(unit) <= self._max_tokens)
+                if fits and batch and self.bucket_by_length:
+                    fits = len(length_chunks([_width(batch[0]), _width(unit)], min_rows=1)) == 1
                 if batch and (not fits or batch[0].shared != unit.shared):
                     yield batch
                     batch, shape = [], _BatchShape()
@@ -852,11 +866,11 @@ class LogLikelihoodScorer:
             inputs = [[lasts[r], *conts[r][:-1]] for r in rows]
             width = max(map(len, inputs))
             c_ids, c_mask = self._tensor(inputs, width)
-            start = p_len[owner][:, None]
-            pos = start + torch.arange(width, device=self.device)[None, :]
+            first = p_len[owner][:, None]
+            pos = first + torch.arange(width, device=self.device)[None, :]
             # padding slots stay at a real position: past the longest row they could run off
             # the model's position table (a long prefix padded to another row's width)
-            pos = torch.where(c_mask.bool(), pos, start)
+            pos = torch.where(c_mask.bool(), pos, first)
             mask = torch.cat([p_mask[owner], c_mask], dim=1)
             _, values, hidden = self._call(c_ids, mask, pos, 0, use_cache=True, cache=chunk_cache)
             chunk_conts = [conts[r] for r in rows]
