@@ -856,7 +856,8 @@ class LogLikelihoodScorer:
         starts = [0]
         if self.bucket_by_length:
             order.sort(key=lambda r: -len(conts[r]))
-            starts = length_chunks([len(conts[r]) for r in order])
+            # at least 8 rows a chunk: a pass per handful of rows would cost more in calls
+            starts = length_chunks([len(conts[r]) for r in order], min_rows=8)
         results: list[tuple[float, bool]] = [(0.0, False)] * len(conts)
         for n, start in enumerate(starts):
             rows = order[start:starts[n + 1] if n + 1 < len(starts) else len(order)]
