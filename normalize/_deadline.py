@@ -6,9 +6,15 @@ latex2sympy about fourfold.  Here one daemon *watchdog* thread keeps the deadlin
 bounded calls; when one passes it raises :class:`TimeUp` asynchronously in the thread that made
 the call (CPython's ``PyThreadState_SetAsyncExc``: delivered at the next bytecode boundary of
 that thread only).  A call that finishes first withdraws its deadline under the watchdog's
-lock, revoking an exception that was scheduled but not yet delivered, so ``TimeUp`` never
-escapes into unrelated code.  Work inside one C call (a huge integer power) is interrupted
-only when that call returns: callers reject such input first.
+lock; if the watchdog had already scheduled the exception, the call absorbs it on its way out
+(a short loop whose backward jump delivers it), so ``TimeUp`` never escapes into unrelated code.
+
+Never revoke with ``PyThreadState_SetAsyncExc(thread, NULL)``: CPython 3.11 then leaves the
+interpreter's "async exception pending" flag set with no exception to deliver, so every later
+eval-breaker check in every thread does the pending-work dance for nothing, and under a trace
+function (``sys.settrace``: debuggers, coverage) a function's first instruction re-runs forever.
+Work inside one C call (a huge integer power) is interrupted only when that call returns:
+callers reject such input first.
 """
 
 from __future__ import annotations
@@ -41,8 +47,22 @@ class _Watch:
     fired: bool = field(default=False, compare=False)
 
 
-def _set_async(thread: int, exc: type[BaseException] | None) -> None:
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(exc) if exc else None)
+def _set_async(thread: int, exc: type[BaseException]) -> None:
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(exc))
+
+
+def _absorb_scheduled() -> None:
+    """Take delivery, here, of a :class:`TimeUp` the watchdog scheduled for this thread.
+
+    ``SetAsyncExc`` stores the exception on the thread state at once; the next eval-breaker
+    check (a backward jump of this loop, or this function's own start) raises it.  When it was
+    already delivered inside the bounded call, nothing is pending and the loop just ends.
+    """
+    try:
+        for _ in range(2):
+            pass
+    except TimeUp:
+        pass
 
 
 class _Watchdog:
@@ -64,10 +84,9 @@ class _Watchdog:
         return watch
 
     def stop(self, watch: _Watch) -> None:
+        """Withdraw ``watch``: once this returns, the watchdog schedules nothing more for it."""
         with self._lock:
             watch.done = True
-            if watch.fired:
-                _set_async(watch.thread, None)  # revoke it if it has not been delivered yet
 
     def _run(self) -> None:
         with self._lock:
@@ -103,7 +122,12 @@ def call_within(fn: Callable[[], T], seconds: float) -> T:
     try:
         return fn()
     finally:
-        _WATCHDOG.stop(watch)
+        try:
+            _WATCHDOG.stop(watch)
+            if watch.fired:
+                _absorb_scheduled()
+        except TimeUp:
+            pass  # scheduled as ``fn`` returned, delivered just now: the call had finished
 
 
 __all__ = ["TimeUp", "call_within"]

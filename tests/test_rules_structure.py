@@ -213,7 +213,7 @@ def test_text_too_deep_is_never_handed_to_json_repair() -> None:
 SLOW_TO_REPAIR = "{" * 60 + "x" * 16_000
 
 
-def test_repair_time_cap_stops_json_repair_and_restores_tracing() -> None:
+def test_repair_time_cap_stops_json_repair_and_leaves_tracing_alone() -> None:
     before = sys.gettrace()
     rejected = rejection(repair_json, SLOW_TO_REPAIR, RepairParams(max_seconds=0.05))
     assert rejected.status == status.ERROR

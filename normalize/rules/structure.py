@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
-import time
-from collections.abc import Callable, Iterable, Mapping
-from types import FrameType
-from typing import Any, Final, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
 import json_repair
 import regex
@@ -35,6 +32,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from normalize import status as st
+from normalize._deadline import TimeUp, call_within
 from normalize._json import JsonLimits, LimitExceeded, canonical_json, load_json, load_stated_json
 from normalize._regex import compile_pattern, user_pattern
 from normalize.errors import RejectText
@@ -64,7 +62,6 @@ _MAX_REF_HOPS: Final = 32
 _MAX_LISTED_ERRORS: Final = 3
 _MAX_MESSAGE_CHARS: Final = 200
 
-T = TypeVar("T")
 #: ``referencing``'s resolver (its class is not exported, so it is typed loosely here).
 _Resolver = Any
 
@@ -144,40 +141,12 @@ class RepairParams(Params):
     """
 
     max_bytes: int = Field(64 * 1024, ge=1, le=1 << 20)
-    #: json-repair takes about 0.5 s (1 s under the clock hook) on 64 KiB of plain text here.
+    #: json-repair takes about 0.5 s on 64 KiB of plain text here; the bound is the watchdog of
+    #: ``normalize._deadline`` (no signals, no trace hook: it works in any thread).
     max_seconds: float = Field(5.0, gt=0, le=60)
 
 
 _DEFAULT_REPAIR: Final = RepairParams()
-
-
-class _RepairTimeUp(BaseException):
-    """Raised inside json-repair by the trace hook of :func:`_call_within`.
-
-    A ``BaseException`` so that no ``except Exception`` inside the library can swallow it.
-    """
-
-
-def _call_within(fn: Callable[[], T], seconds: float) -> T:
-    """Run ``fn()`` in this thread, stopping it once ``seconds`` have passed.
-
-    A trace hook (``sys.settrace`` acts on the calling thread only, so this works in worker
-    threads and needs no signal) checks the clock at every Python function call and raises
-    :class:`_RepairTimeUp` past the deadline.  Any trace function already set (a debugger,
-    coverage) is put back afterwards.
-    """
-    deadline = time.perf_counter() + seconds
-
-    def check_clock(frame: FrameType, event: str, arg: Any) -> None:
-        if time.perf_counter() > deadline:
-            raise _RepairTimeUp
-
-    previous = sys.gettrace()
-    sys.settrace(check_clock)
-    try:
-        return fn()
-    finally:
-        sys.settrace(previous)
 
 
 @rule("repair_json", version=1, scope=_SCOPE, params=RepairParams)
@@ -209,11 +178,11 @@ def repair_json(text: str, params: RepairParams = _DEFAULT_REPAIR, *, timeout: f
     if size > params.max_bytes:
         raise RejectText(st.INVALID, f"text is {size} bytes, too large to repair (max_bytes {params.max_bytes})")
     try:
-        value = _call_within(
+        value = call_within(
             lambda: json_repair.repair_json(text, return_objects=True, skip_json_loads=True),
             params.max_seconds,
         )
-    except _RepairTimeUp:
+    except TimeUp:
         raise RejectText(st.ERROR, f"json-repair ran past its time limit of {params.max_seconds}s (max_seconds)") from None
     except (ValueError, RecursionError) as exc:
         raise RejectText(st.INVALID, f"json-repair could not repair the text: {exc}") from None
