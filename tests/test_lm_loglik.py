@@ -541,13 +541,30 @@ def test_encode_cache_skips_the_tokenizer_for_seen_requests(
 
 
 def test_batched_encoding_equals_one_by_one(scorer: LogLikelihoodScorer) -> None:
+    # encode_pairs tokenizes in batched calls; the ids must be lm-eval's one-by-one encode()s
+    from scoring.lm.loglik import move_trailing_whitespace
+
+    tok = scorer.tokenizer
     fresh = LogLikelihoodScorer.from_loaded(scorer.loaded)
-    ctx, cont = find_merge_across_join(scorer)
-    requests = [*MIXED, (ctx, cont), ("Answer: ", "Paris"), ("  ", " x")]
+    merged = find_merge_across_join(scorer)
+    requests = [*MIXED, merged, ("Answer: ", "Paris"), ("  ", " x"), (fixtures.ENGLISH, " end")]
     together = fresh.encode_pairs(requests)
-    for request, enc in zip(requests, together, strict=True):
-        alone = LogLikelihoodScorer.from_loaded(scorer.loaded).encode_pair(*request)
-        assert enc == alone
+    boundaries = set()
+    for (context, continuation), enc in zip(requests, together, strict=True):
+        context, continuation = move_trailing_whitespace(context, continuation)
+        if context == "":
+            assert enc.boundary == "prefix"
+            assert enc.continuation == tuple(tok.encode(continuation, add_special_tokens=False))
+            continue
+        ctx, whole = tok.encode(context), tok.encode(context + continuation)
+        if whole[: len(ctx)] == ctx:
+            boundary, cont = "joint", whole[len(ctx):]
+        else:
+            boundary, cont = "separate", tok.encode(continuation, add_special_tokens=False)
+        boundaries.add(boundary)
+        assert (enc.boundary, enc.continuation) == (boundary, tuple(cont))
+        assert enc.context == tuple(ctx[enc.truncated:])
+    assert boundaries == {"joint", "separate"} and any(e.truncated for e in together)
 
 
 def test_encode_cache_is_bounded() -> None:
