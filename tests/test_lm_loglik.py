@@ -567,8 +567,14 @@ def test_batched_encoding_equals_one_by_one(scorer: LogLikelihoodScorer) -> None
     assert boundaries == {"joint", "separate"} and any(e.truncated for e in together)
 
 
-def test_encode_cache_is_bounded() -> None:
+def test_encode_cache_is_bounded(scorer: LogLikelihoodScorer) -> None:
     from scoring.lm.loglik import EncodeCache, EncodedPair
+
+    small = LogLikelihoodScorer.from_loaded(scorer.loaded, encode_cache_size=2)
+    small.loglikelihood(REQUESTS[:4])
+    assert len(small.encode_cache) == 2
+    small.loglikelihood(REQUESTS[2:4])  # the two most recent are kept
+    assert small.stats.encode_cache_hits == 2
 
     cache = EncodeCache(max_entries=3)
     for i in range(5):

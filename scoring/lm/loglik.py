@@ -21,13 +21,17 @@ Tokenisation follows lm-eval 0.4.13 (``TemplateLM._encode_pair`` and ``loglikeli
   ``context + continuation`` (``LoglikResult.truncated`` counts the dropped context tokens);
   a continuation longer than ``max_length`` tokens is an error.
 
-Speed (what lm-eval does not do): identical (context, continuation) pairs are scored once;
-requests sharing a context are scored together — the context minus its last token runs once
-and its KV cache (``past_key_values``) is expanded over the batch of continuations; logits
-are only produced at positions that predict continuation tokens (``logits_to_keep``) and the
-log-softmax normaliser is computed only there; batches are sorted by length (descending, like
-lm-eval) and right-padded with an attention mask and explicit position ids; the automatic
-batch size halves on out-of-memory and the batch is retried.
+Speed (what lm-eval does not do): every request is tokenized before the first forward pass,
+in batched tokenizer calls, through a bounded cache kept across calls (``encode_cache``);
+identical (context, continuation) pairs are scored once; requests sharing a context are
+scored together — the context minus its last token runs once and its KV cache
+(``past_key_values``) is selected for each continuation row; logits are only produced at
+positions that predict continuation tokens (``logits_to_keep``) and the log-softmax
+normaliser is computed only there; rows are sorted by length (descending, like lm-eval),
+batches are cut by padded token slots and where rows get much shorter, a shared context's
+continuations run in similar-length chunks, all right-padded with an attention mask and
+explicit position ids; the caps halve on out-of-memory and the batch is retried.
+`ScorerStats` times tokenization and forward passes apart and counts padding.
 
 torch and transformers are imported only when a scorer is built.
 """
@@ -327,12 +331,19 @@ def is_oom(exc: BaseException) -> bool:
 class LogLikelihoodScorer:
     """Score (context, continuation) pairs with a local Hugging Face causal LM.
 
-    ``batch_size`` is the most continuation rows per forward pass, or ``"auto"`` (64 rows and
-    8192 tokens on CPU; 256 rows and a token budget from free GPU memory on CUDA).  Either
-    way it halves on out-of-memory and retries.  ``max_length`` overrides the context length
-    read from the config (lm-eval's ``max_length``).  With ``project_hidden`` (default) the
-    output projection is applied only to hidden states at continuation positions, after a
-    probe at start-up checks that ``lm_head(base_model(x))`` equals the model's logits.
+    ``batch_size`` is the most continuation rows per forward pass, or ``"auto"``: then only
+    the token budget bounds a batch (no row cap of its own).  ``token_budget`` is the most
+    padded token slots per pass (a shared-context batch also counts the KV cache its rows
+    hold); by default 8192 on CPU and `token_budget_from_memory` on CUDA with ``"auto"``,
+    unbounded with an integer ``batch_size``.  Either cap halves on out-of-memory and the
+    batch is retried.  With ``bucket_by_length`` (default) rows are sorted longest first and
+    batches and continuation chunks hold rows of similar length; False keeps arrival order
+    (for comparison: results are the same, padding is not).  ``encode_cache_size`` bounds the
+    scorer's `encode_cache` (requests and contexts kept, each).  ``max_length`` overrides the
+    context length read from the config (lm-eval's ``max_length``).  With ``project_hidden``
+    (default) the output projection is applied only to hidden states at continuation
+    positions, after a probe at start-up checks that ``lm_head(base_model(x))`` equals the
+    model's logits.
     """
 
     def __init__(
@@ -348,7 +359,9 @@ class LogLikelihoodScorer:
         project_hidden: bool = True,
         token_budget: int | None = None,
         bucket_by_length: bool = True,
+        encode_cache_size: int = 1 << 16,
     ) -> None:
+        self._encode_cache = EncodeCache(encode_cache_size)
         if token_budget is not None and (not isinstance(token_budget, int) or token_budget < 1):
             raise UsageError(f"token_budget must be a positive int, got {token_budget!r}")
         if batch_size != "auto" and (not isinstance(batch_size, int) or batch_size < 1):
@@ -386,11 +399,13 @@ class LogLikelihoodScorer:
         project_hidden: bool = True,
         token_budget: int | None = None,
         bucket_by_length: bool = True,
+        encode_cache_size: int = 1 << 16,
     ) -> LogLikelihoodScorer:
-        """A scorer over an already loaded model (shares weights; own batch size and stats)."""
+        """A scorer over an already loaded model (shares weights; own batch size, stats and
+        encode cache)."""
         return cls("", batch_size=batch_size, max_length=max_length, loaded=loaded,
                    project_hidden=project_hidden, token_budget=token_budget,
-                   bucket_by_length=bucket_by_length)
+                   bucket_by_length=bucket_by_length, encode_cache_size=encode_cache_size)
 
     # ----------------------------------------------------------------- tokenisation
 
@@ -405,7 +420,8 @@ class LogLikelihoodScorer:
 
     @property
     def encode_cache(self) -> EncodeCache:
-        """This scorer's cache of request encodings (created on first use)."""
+        """This scorer's cache of request encodings (created on first use by subclasses that
+        set up their own attributes)."""
         cache = self.__dict__.get("_encode_cache")
         if cache is None:
             cache = self.__dict__["_encode_cache"] = EncodeCache()
