@@ -182,8 +182,9 @@ class CachedScorer:
     model) only for the requests the cache lacks; successful new scores are stored.
 
     ``chunk`` > 0 sends misses to the scorer in chunks of that many requests, calling
-    ``on_chunk(done, total)`` after each (for a progress bar); 0 sends them all at once, which
-    lets the scorer share contexts and sort lengths over the whole run.
+    ``on_chunk(done, total)`` after each (for a progress bar), ordered longest context first
+    with each context's requests together (results stay in request order); 0 sends them all
+    at once, which lets the scorer share contexts and sort lengths over the whole run.
     """
 
     def __init__(self, model_dir: str | Path, *, device: str = "auto", dtype: str = "auto",
@@ -242,6 +243,11 @@ class CachedScorer:
             else:
                 results[i] = LoglikResult(hit.logprob, hit.n_tokens, hit.is_greedy, hit.boundary, None, hit.truncated)
         step = self.chunk or max(1, len(todo))
+        if mode == "pair" and len(todo) > step:
+            # chunks of similar length with each context's requests together: the scorer then
+            # buckets and shares contexts almost as well as over the whole run
+            todo.sort(key=lambda i: (-len(requests[i][0]), requests[i][0], i)
+                      if keys[i] is not None else (1, "", i))
         for start in range(0, len(todo), step):
             part = todo[start:start + step]
             scored = score([requests[i] for i in part])
