@@ -203,6 +203,15 @@ def test_choice_row_maps_aliases_and_letters() -> None:
     assert choice_row({"context": "c", "choices": ["x"], "target": 0})["target"] == 0
 
 
+def test_choice_row_reads_options_with_the_one_options_reader() -> None:
+    np = pytest.importorskip("numpy")
+    row = choice_row({"question": "q", "options": np.array(["x", "y"]), "target": "B"})
+    assert row["choices"] == ["x", "y"] and row["target"] == 1
+    # a count or a bad value is passed on as written: the row check names it
+    assert choice_row({"question": "q", "options": 4, "target": 0})["choices"] == 4
+    assert choice_row({"question": "q", "options": ["x", 3], "target": 0})["choices"] == ["x", 3]
+
+
 def test_batch_size_and_report_rendering_reject_bad_values() -> None:
     import argparse
 

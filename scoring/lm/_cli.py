@@ -21,6 +21,7 @@ from normalize import status as st
 from normalize.cli import add_format_option
 from normalize.errors import UsageError
 from normalize.jsonl import InputRow, read_jsonl, write_jsonl
+from normalize.row import read_options_value
 from scoring.cache import Cache, Loglik, LoglikKey, model_id_of, model_revision
 
 if TYPE_CHECKING:
@@ -282,8 +283,14 @@ def choice_row(data: dict[str, Any]) -> dict[str, Any]:
             if alias in row:
                 row["context"] = row[alias]
                 break
-    if "choices" not in row and isinstance(row.get("options"), list):
-        row["choices"] = row["options"]
+    if "choices" not in row and row.get("options") is not None:
+        # the one reader of ``options`` (numpy arrays and series too); a count or a bad value
+        # is passed on as written, and the row check then says what is wrong with it
+        try:
+            options = read_options_value(row["options"])
+        except ValueError:
+            options = None
+        row["choices"] = list(options) if isinstance(options, tuple) else row["options"]
     target, choices = row.get("target"), row.get("choices")
     if isinstance(target, str) and len(target.strip()) == 1 and isinstance(choices, list):
         index = ord(target.strip().upper()) - ord("A")
