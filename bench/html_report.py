@@ -34,7 +34,7 @@ from typing import Any
 
 from normalize import load_pack
 from scoring._cli import score_file
-from scoring._items import item_from_row
+from scoring._items import item_of
 from scoring._rule_effects import rule_effects
 from scoring.html_report import DEFAULT_AUDIT_ROWS, ReportRun, render_html
 from scoring.metrics import MathVerifier
@@ -141,21 +141,21 @@ def main() -> None:
         steps: list[tuple[str, float]] = []
         with MathVerifier() as verifier:
             start = time.perf_counter()
-            outs, scores = score_file(pack, corpus, verifier=verifier)
+            outs, scored = score_file(pack, corpus, verifier=verifier)
             steps.append(("normalize + score (reference)", time.perf_counter() - start))
             start = time.perf_counter()
-            items = [item_from_row(o, s) for o, s in zip(outs, scores, strict=True)]
+            items = [item_of(sample) for sample in scored]
             report = build_report(items, pack)
             steps.append(("build report (1000 resamples)", time.perf_counter() - start))
             start = time.perf_counter()
-            effects = rule_effects(pack, outs, scores, verifier=verifier)
+            effects = rule_effects(pack, scored, verifier=verifier)
             steps.append(("rule effects (every row)", time.perf_counter() - start))
             start = time.perf_counter()
-            rule_effects(pack, outs, scores, verifier=verifier, max_rows=min(10_000, args.n))
+            rule_effects(pack, scored, verifier=verifier, max_rows=min(10_000, args.n))
             sampled = time.perf_counter() - start
         start = time.perf_counter()
         page = Path(tmp) / "report.html"
-        html = render_html(pack, [ReportRun("run", str(corpus), outs, scores, report, effects)],
+        html = render_html(pack, [ReportRun("run", str(corpus), outs, scored, report, effects)],
                            audit_rows=args.audit_rows)
         page.write_text(html, encoding="utf-8")
         steps.append((f"render + write ({args.audit_rows} audit rows)", time.perf_counter() - start))

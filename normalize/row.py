@@ -74,7 +74,12 @@ class RowError(ValueError):
 class Row:
     """One input row, typed: ``task``, ``output``, ``options`` and the scoring fields.
 
-    ``data`` keeps the whole JSON object so that output rows carry every input field.
+    ``task_type`` is the task type the row carries: the one the pack resolved once it ran the
+    row (see :func:`normalize.rows.normalize_typed`; it is written to the output row), else the
+    row's own ``task_type`` field (a row read back from output).  ``run`` labels the run a row
+    belongs to; ``turn``, ``model_a``, ``model_b`` and ``model`` are what a judge row says about
+    whom it judged.  ``data`` keeps the whole JSON object so that output rows carry every input
+    field; code between the edges reads the typed fields, never ``data``.
     """
 
     task: str | None
@@ -84,11 +89,21 @@ class Row:
     target: Any = None
     aliases: Any = None
     line: int = 0
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    task_type: str | None = None
+    run: str | None = None
+    turn: Any = None
+    model_a: str | None = None
+    model_b: str | None = None
+    model: str | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], line: int = 0) -> Row:
-        """A row from any JSON object, never raising: unusable fields read as absent."""
+        """A row from any JSON object, never raising: unusable fields read as absent.
+
+        >>> Row.from_mapping({"task": "", "options": 4.5, "run": 2, "model_a": ""})
+        Row(task=None, output=None, options=None, id=None, target=None, aliases=None, line=0, task_type=None, run='2', turn=None, model_a=None, model_b=None, model=None)
+        """
         task, output = data.get("task"), data.get("output")
         try:
             options = read_options(data)
@@ -98,11 +113,8 @@ class Row:
             task=task if isinstance(task, str) and task else None,
             output=output if isinstance(output, str) else None,
             options=options,
-            id=data.get("id"),
-            target=data.get("target"),
-            aliases=data.get("aliases"),
             line=line,
-            data=data,
+            **_plain_fields(data),
         )
 
     @classmethod
@@ -128,7 +140,27 @@ class Row:
             options = read_options(data)
         except ValueError as exc:
             raise RowError(f"line {line}: {exc}") from None
-        return cls(task, output, options, data.get("id"), data.get("target"), data.get("aliases"), line, data)
+        return cls(task=task, output=output, options=options, line=line, **_plain_fields(data))
+
+
+def _plain_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields every reading of a row takes as they are (a name that is not a non-empty
+    string reads as absent; ``run`` is a label, so ``2`` reads as ``"2"``)."""
+    kind, run = data.get("task_type"), data.get("run")
+    return {
+        "id": data.get("id"),
+        "target": data.get("target"),
+        "aliases": data.get("aliases"),
+        "data": data,
+        "task_type": kind if isinstance(kind, str) else None,
+        "run": None if run is None else str(run),
+        "turn": data.get("turn"),
+        **{name: _name(data.get(name)) for name in ("model_a", "model_b", "model")},
+    }
+
+
+def _name(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 __all__ = ["Options", "Row", "RowError", "read_options", "read_options_value"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from normalize import status as st
@@ -39,9 +39,9 @@ def row_schema(pack: Pack, task_type: str, data: Mapping[str, Any]) -> dict[str,
 
 @dataclass(frozen=True)
 class Normalized:
-    """One input line, typed: its :class:`Row`, the pack's :class:`Result` (``None`` when the
-    line is not a JSON object or names no task of the pack) and ``out``, the output row (the
-    dict written at the JSONL edge)."""
+    """One input line, typed: its :class:`Row` (whose ``task_type`` is the one the pack ran it
+    as), the pack's :class:`Result` (``None`` when the line is not a JSON object or names no
+    task of the pack) and ``out``, the output row (the dict written at the JSONL edge)."""
 
     row: Row
     result: Result | None
@@ -83,7 +83,7 @@ def normalize_typed(pack: Pack, row: InputRow) -> Normalized:
     result = pack.run(parsed.output, parsed.task or "", options=parsed.options, task_type=task_type, schema=schema)
     out.update(result.to_json())
     out["task_type"] = result.task_type
-    return Normalized(parsed, result, out)
+    return Normalized(replace(parsed, task_type=result.task_type), result, out)
 
 
 def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from normalize import Result
 from normalize.cli import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -32,7 +33,8 @@ from normalize.jsonl import (
 )
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack, canonical_json
-from normalize.rows import normalize_rows, normalize_rows_typed, normalize_typed
+from normalize.row import Row
+from normalize.rows import Normalized, normalize_rows_typed, normalize_typed
 from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,
@@ -51,16 +53,17 @@ from scoring._html_cli import (
     write_compare_html,
     write_score_html_from_file,
 )
-from scoring._items import item_from_row, run_label, task_name
-from scoring._textsim import paired_text_report
-from scoring.aggregate import AGGREGATES, SampleAggregator, slim_row
+from scoring._items import Item, item_of, task_label
+from scoring._textsim import TextSettings, paired_text_report
+from scoring.aggregate import AGGREGATES, SampleAggregator
 from scoring.metrics import (
     METRICS,
     NO_ANSWER,
     SCORED,
     MathVerifier,
     Score,
-    score_detail,
+    Scored,
+    read_scored,
     score_result,
     scoring_config,
 )
@@ -168,27 +171,23 @@ def cmd_score(args: argparse.Namespace) -> int:
     builder = ReportBuilder()
     samples = SampleAggregator(pack, args.aggregate, k=args.k) if args.aggregate else None
 
-    def consume(records: list[Any]) -> None:
-        if samples is None:
-            for item in records:
+    def consume(records: list[Record]) -> None:
+        for sample, item in records:
+            if samples is None:
                 builder.add(item)
-        else:
-            for row, score, sections in records:
-                samples.add(row, score)
-                if sections is not None:  # text, ranking and judge facts come from rows, not from aggregates
-                    builder.add_sections(sections)
+                continue
+            samples.add(sample)
+            if item.text is not None or item.ranking is not None or item.judge is not None:
+                builder.add_sections(item)  # text, ranking and judge facts come from rows, not from aggregates
 
     meta = {"command": "score", "input": input_identity(args.input), "pack_hash": pack.hash, "signature": pack.signature}
     rows_to = args.output if args.output is not None else os.devnull
     with MathVerifier() as verifier, interruptible() as interrupt, \
             open_output(None if rows_to == "-" else rows_to, meta=meta, resume=args.resume, atomic=rows_to != os.devnull) \
             as output:
-        for line in output.kept_lines():
-            row = restore_written_values(json.loads(line))
-            record = score_record(pack, row, score_detail(pack, row, verifier=verifier), args.aggregate is not None)
-            consume([record])
-        worker = functools.partial(score_chunk, pack, args.output is not None, args.aggregate is not None,
-                                   verifier if jobs == 1 else None)
+        for line in output.kept_lines():  # the scored rows written so far, read back at the JSONL edge
+            consume([score_record(read_scored(pack, restore_written_values(json.loads(line)), verifier=verifier))])
+        worker = functools.partial(score_chunk, pack, args.output is not None, verifier if jobs == 1 else None)
         with progress_bar(args.input, enabled=not args.no_progress, desc="score") as advance:
             done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
         if done.interrupted:
@@ -235,68 +234,73 @@ def add_score_fields(out: dict[str, Any], score: Score) -> None:
         out["score_note"] = score.note
 
 
-def score_record(pack: Pack, out: dict[str, Any], score: Score, aggregate: bool) -> Any:
-    """What the report needs of one scored row: its item, or (for --aggregate) its slim row and
-    score, plus the row's item when it carries text-metric, ranking or judge facts (a corpus is
-    made of rows, and both orders of a judged pair share an id without being samples of one answer)."""
-    if not aggregate:
-        return item_from_row(out, score)
-    item = item_from_row(out, score)
-    sections = item if (item.text is not None or item.ranking is not None or item.judge is not None) else None
-    return slim_row(out), score, sections
+#: What the report needs of one scored row: the sample (slimmed by the aggregator) and its item.
+Record = tuple[Scored, Item]
 
 
-def score_chunk(pack: Pack, write_rows: bool, aggregate: bool, verifier: MathVerifier | None,
-                chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
+def score_record(sample: Scored) -> Record:
+    """One scored row and its report item: the report counts the item, or (for --aggregate) the
+    aggregator takes the sample and the report keeps only the item's text-metric, ranking or judge
+    facts (a corpus is made of rows, and both orders of a judged pair share an id without being
+    samples of one answer)."""
+    return sample, item_of(sample)
+
+
+def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
+                chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Record]]:
     """Normalize and score a chunk of raw lines: their output lines (when wanted) and report records."""
     verifier = verifier if verifier is not None else _verifier_here()
     parts: list[bytes] = []
-    records: list[Any] = []
+    records: list[Record] = []
     for number, raw in chunk:  # typed once: (Row, Result) -> Score; the dict is the output row
         typed = normalize_typed(pack, to_input_row(decode_line(raw, number)))
-        out = typed.out
         score = score_result(pack, typed.row, typed.result, verifier=verifier)
-        add_score_fields(out, score)
         if write_rows:
+            out = typed.out
+            add_score_fields(out, score)
             parts.append(encode_row(out))
-        records.append(score_record(pack, out, score, aggregate))
+        records.append(score_record(Scored(typed.row, typed.result, score)))
     return b"".join(parts), records
 
 
 def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
-               verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Score]]:
-    """Normalize and score every row of a JSONL file; each output row gains ``correct``.
+               verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Scored]]:
+    """Normalize and score every row of a JSONL file: the output rows (each gains ``correct``;
+    the dicts written at the edge, for pages that show them) and the typed rows they came from.
 
-    Rows are typed once (``Row``, ``Result``) and scored as such, ``(Row, Result) -> Score``;
-    the dicts returned are the output rows written at the JSONL edge."""
+    Rows are typed once (``Row``, ``Result``) and scored as such, ``(Row, Result) -> Score``."""
     typed = list(normalize_rows_typed(pack, read_jsonl(path), progress=progress))
-    scores = [score_result(pack, n.row, n.result, verifier=verifier) for n in typed]
+    scored = [Scored(n.row, n.result, score_result(pack, n.row, n.result, verifier=verifier)) for n in typed]
     outs = [n.out for n in typed]
-    for out, score in zip(outs, scores, strict=True):
-        add_score_fields(out, score)
-    return outs, scores
+    for out, sample in zip(outs, scored, strict=True):
+        add_score_fields(out, sample.score)
+    return outs, scored
 
 
 # --------------------------------------------------------------------------- compare
 
 
-def _id_key(out: Mapping[str, Any]) -> str:
-    raw_id = out["id"]
-    return f"{task_name(out)}/{raw_id if isinstance(raw_id, str) else canonical_json(raw_id)}"
+def _id_key(row: Row) -> str:
+    """``task/id`` of a row that has an id."""
+    return f"{task_label(row)}/{row.id if isinstance(row.id, str) else canonical_json(row.id)}"
 
 
-def per_id_texts(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[str, tuple[str, tuple[str, ...], Any]]:
+#: A row's hypothesis, references and text-metric settings.
+Texts = tuple[str, tuple[str, ...], TextSettings]
+
+
+def per_id_texts(scored: Sequence[Scored]) -> dict[str, Texts]:
     """Hypothesis, references and text settings per ``task/id`` (the first row of an id)."""
-    texts: dict[str, tuple[str, tuple[str, ...], Any]] = {}
-    for out, score in zip(outs, scores, strict=True):
-        if score.texts is None or score.config is None or out.get("id") is None:
+    texts: dict[str, Texts] = {}
+    for sample in scored:
+        score = sample.score
+        if score.texts is None or score.config is None or sample.row.id is None:
             continue
-        texts.setdefault(_id_key(out), (score.texts[0], score.texts[1], score.config.text))
+        texts.setdefault(_id_key(sample.row), (score.texts[0], score.texts[1], score.config.text))
     return texts
 
 
-def paired_text_sections(a: Mapping[str, tuple[str, tuple[str, ...], Any]], b: Mapping[str, tuple[str, tuple[str, ...], Any]],
-                         *, n_resamples: int, seed: int) -> dict[str, Any]:
+def paired_text_sections(a: Mapping[str, Texts], b: Mapping[str, Texts], *, n_resamples: int, seed: int) -> dict[str, Any]:
     """Per task: corpus-level B − A of each text metric on the shared ids (paired bootstrap)."""
     by_task: dict[str, list[str]] = {}
     for key in a:
@@ -314,15 +318,13 @@ def paired_text_sections(a: Mapping[str, tuple[str, tuple[str, ...], Any]], b: M
     return out
 
 
-def per_id_values(outs: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[str, float]:
+def per_id_values(scored: Sequence[Scored]) -> dict[str, float]:
     """Mean score per ``task/id`` over scorable rows (several runs or samples of an id are averaged)."""
     sums: dict[str, list[float]] = {}
-    for out, score in zip(outs, scores, strict=True):
-        if score.outcome not in (SCORED, NO_ANSWER) or out.get("id") is None:
+    for sample in scored:
+        if sample.score.outcome not in (SCORED, NO_ANSWER) or sample.row.id is None:
             continue
-        raw_id = out["id"]
-        key = f"{task_name(out)}/{raw_id if isinstance(raw_id, str) else canonical_json(raw_id)}"
-        sums.setdefault(key, []).append(score.value)
+        sums.setdefault(_id_key(sample.row), []).append(sample.score.value)
     return {key: math.fsum(v) / len(v) for key, v in sums.items()}
 
 
@@ -336,11 +338,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         scored_b = score_file(pack, source_input(args, pack, args.b), verifier=verifier)
         if args.html:
             write_compare_html(args.html, pack, [(args.a, *scored_a), (args.b, *scored_b)], args, verifier)
-    a, b = per_id_values(*scored_a), per_id_values(*scored_b)
-    texts = paired_text_sections(per_id_texts(*scored_a), per_id_texts(*scored_b),
+    a, b = per_id_values(scored_a[1]), per_id_values(scored_b[1])
+    texts = paired_text_sections(per_id_texts(scored_a[1]), per_id_texts(scored_b[1]),
                                  n_resamples=args.bootstrap, seed=args.seed)
     signature = pack.signature_for(
-        {str(out["task_type"]) for out in (*scored_a[0], *scored_b[0]) if out.get("task_type")})
+        {sample.row.task_type for sample in (*scored_a[1], *scored_b[1]) if sample.row.task_type})
     shared = [key for key in a if key in b]
     only_a = [key for key in a if key not in b]
     only_b = [key for key in b if key not in a]
@@ -453,17 +455,18 @@ def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.split("\n"))
 
 
-def raw_exact(row: Mapping[str, Any]) -> float | None:
+def raw_exact(row: Row) -> float | None:
     """1.0 when the raw output equals the target after stripping, 0.0 if not, None without a target.
 
     A target that is not a string is compared in canonical JSON (so ``1`` matches ``"1"``).
+
+    >>> raw_exact(Row("t", " 42 ", target=42)), raw_exact(Row("t", None, target="42")), raw_exact(Row("t", "42"))
+    (1.0, 0.0, None)
     """
-    target = row.get("target")
-    if target is None:
+    if row.target is None:
         return None
-    output = row.get("output")
-    wanted = target if isinstance(target, str) else canonical_json(target)
-    return float(isinstance(output, str) and output.strip() == wanted.strip())
+    wanted = row.target if isinstance(row.target, str) else canonical_json(row.target)
+    return float(row.output is not None and row.output.strip() == wanted.strip())
 
 
 def _run_cv(values_by_run: Mapping[str, list[float]]) -> tuple[float | None, dict[str, float], str | None]:
@@ -476,45 +479,47 @@ def _run_cv(values_by_run: Mapping[str, list[float]]) -> tuple[float | None, dic
         return None, means, str(exc)
 
 
+def _rules(result: Result) -> list[str]:
+    """The rules that changed a result's text, as ``name.vN``, in order."""
+    return [f"{step.rule}.v{step.version}" for step in result.trace]
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise UsageError(f"--n must be non-negative, got {args.n}")
     pack = load_pack_from_args(args)
-    rows = read_jsonl(source_input(args, pack))
-    outs = list(normalize_rows(pack, rows, progress=False))
-    changed = [i for i, out in enumerate(outs) if out.get("trace")]
+    typed = list(normalize_rows_typed(pack, read_jsonl(source_input(args, pack)), progress=False))
+    changed = [i for i, n in enumerate(typed) if n.result is not None and n.result.trace]
     chosen = sorted(random.Random(args.seed).sample(changed, min(args.n, len(changed))))
-    cvs = run_cvs(pack, outs) if any(out.get("run") is not None for out in outs) else None
-    signature = pack.signature_for({str(out["task_type"]) for out in outs if out.get("task_type")})
+    shown = [(typed[i].row, typed[i].result) for i in chosen]
+    cvs = run_cvs(pack, typed) if any(n.row.run is not None for n in typed) else None
+    signature = pack.signature_for({n.row.task_type for n in typed if n.row.task_type})
     if args.format == "json":
         print(json.dumps({
-            "rows": len(outs), "changed": len(changed), "seed": args.seed,
+            "rows": len(typed), "changed": len(changed), "seed": args.seed,
             "shown": [{
-                "line": rows[i].line, "id": outs[i].get("id"), "task": task_name(outs[i]),
-                "status": outs[i].get("status"), "answer": outs[i].get("answer"),
-                "rules": [f"{step['rule']}.v{step['version']}" for step in outs[i].get("trace", [])],
-                "raw": outs[i].get("output"), "normalized": outs[i].get("normalized"),
-            } for i in chosen],
+                "line": row.line, "id": row.id, "task": task_label(row), "status": result.status,
+                "answer": result.answer, "rules": _rules(result), "raw": row.output, "normalized": result.text,
+            } for row, result in shown if result is not None],
             "run_cv": cvs,
             "pack": {"signature": signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2, default=str))
         return EXIT_OK
     color = use_color()
-    print(f"{len(changed)} of {len(outs)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed})")
-    for i in chosen:
-        out = outs[i]
-        raw = out.get("output")
-        normalized = out.get("normalized")
-        rules = ", ".join(f"{step['rule']}.v{step['version']}" for step in out.get("trace", []))
+    print(f"{len(changed)} of {len(typed)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed})")
+    for row, result in shown:
+        if result is None:  # never: a changed row has a result
+            continue
+        raw, normalized = row.output, result.text
         print()
-        print(f"line {rows[i].line}  id {out.get('id')!r}  task {task_name(out)}  status {out.get('status')}  "
-              f"answer {json.dumps(out.get('answer'), ensure_ascii=False, default=str)}")
-        print(f"  rules: {rules}")
+        print(f"line {row.line}  id {row.id!r}  task {task_label(row)}  status {result.status}  "
+              f"answer {json.dumps(result.answer, ensure_ascii=False, default=str)}")
+        print(f"  rules: {', '.join(_rules(result))}")
         print("  raw:")
         print(_indent(str(raw)))
         print("  normalized:")
         print(_indent(str(normalized)))
-        if isinstance(raw, str) and isinstance(normalized, str):
+        if raw is not None and normalized is not None:
             print("  changes:")
             print(_indent(mark_differences(raw, normalized, color=color)))
     if cvs is not None:
@@ -522,30 +527,30 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print("run-to-run spread (coefficient of variation of per-run accuracy):")
         for label, block in (("raw exact match", cvs["raw_exact"]), ("normalized score", cvs["normalized"])):
             runs = ", ".join(f"{run}={value:.3f}" for run, value in sorted(block["runs"].items()))
-            shown = "-" if block["cv"] is None else f"{block['cv']:.4f}"
-            print(f"  {label:<17} CV {shown}  ({runs})" + (f"  {block['note']}" if block["note"] else ""))
+            shown_cv = "-" if block["cv"] is None else f"{block['cv']:.4f}"
+            print(f"  {label:<17} CV {shown_cv}  ({runs})" + (f"  {block['note']}" if block["note"] else ""))
     print()
     print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
 
 
-def run_cvs(pack: Pack, outs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def run_cvs(pack: Pack, rows: Sequence[Normalized]) -> dict[str, Any]:
     """Per-run accuracy and its coefficient of variation, on raw exact match and on the score."""
     check_scoring(pack)
     raw_by_run: dict[str, list[float]] = {}
     norm_by_run: dict[str, list[float]] = {}
     with MathVerifier() as verifier:
-        for out in outs:
-            run = run_label(out)
-            if run is None:
+        for normalized in rows:
+            row = normalized.row
+            if row.run is None:
                 continue
-            raw = raw_exact(out)
+            raw = raw_exact(row)
             if raw is not None:
-                raw_by_run.setdefault(run, []).append(raw)
-            score = score_detail(pack, out, verifier=verifier)
+                raw_by_run.setdefault(row.run, []).append(raw)
+            score = score_result(pack, row, normalized.result, verifier=verifier)
             if score.outcome in (SCORED, NO_ANSWER):
-                norm_by_run.setdefault(run, []).append(score.value)
+                norm_by_run.setdefault(row.run, []).append(score.value)
     document: dict[str, Any] = {}
     for key, by_run in (("raw_exact", raw_by_run), ("normalized", norm_by_run)):
         cv, means, note = _run_cv(by_run)

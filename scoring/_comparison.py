@@ -10,57 +10,59 @@ and left out.  Each task's difference B − A gets a paired percentile bootstrap
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from normalize.pack import canonical_json
-from scoring._items import task_name
-from scoring.metrics import NO_ANSWER, SCORED, Score
+from normalize.row import Row
+from scoring._items import task_label
+from scoring.metrics import NO_ANSWER, SCORED, Scored
 from scoring.stats import paired_bootstrap
 
 __all__ = ["compare_runs", "item_key"]
 
 
-def item_key(row: Mapping[str, Any]) -> tuple[str, str] | None:
+def item_key(row: Row) -> tuple[str, str] | None:
     """``(task, id)`` of a row, the id in canonical JSON unless it is a string; None without an id."""
-    raw_id = row.get("id")
-    if raw_id is None:
+    if row.id is None:
         return None
-    return task_name(row), raw_id if isinstance(raw_id, str) else canonical_json(raw_id)
+    return task_label(row), row.id if isinstance(row.id, str) else canonical_json(row.id)
 
 
-def _per_item(rows: Sequence[Mapping[str, Any]], scores: Sequence[Score]) -> dict[tuple[str, str], tuple[float, int]]:
+def _per_item(scored: Sequence[Scored]) -> dict[tuple[str, str], tuple[float, int]]:
     """Mean value per item over its scorable rows, and the position of its first row."""
     sums: dict[tuple[str, str], list[float]] = {}
     first: dict[tuple[str, str], int] = {}
-    for position, (row, score) in enumerate(zip(rows, scores, strict=True)):
-        key = item_key(row)
-        if key is None or score.outcome not in (SCORED, NO_ANSWER):
+    for position, sample in enumerate(scored):
+        key = item_key(sample.row)
+        if key is None or sample.score.outcome not in (SCORED, NO_ANSWER):
             continue
-        sums.setdefault(key, []).append(score.value)
+        sums.setdefault(key, []).append(sample.score.value)
         first.setdefault(key, position)
     return {key: (math.fsum(v) / len(v), first[key]) for key, v in sums.items()}
 
 
-def _verdict(value: float, row: Mapping[str, Any]) -> str:
-    if row.get("status") != "ok":
+def _verdict(value: float, sample: Scored) -> str:
+    if sample.status != "ok":
         return "unparsed"
     return "right" if value >= 1.0 else ("wrong" if value <= 0.0 else f"{value:.3f}")
 
 
+def _answer(sample: Scored) -> Any:
+    return None if sample.result is None else sample.result.answer
+
+
 def compare_runs(
-    a_rows: Sequence[Mapping[str, Any]],
-    a_scores: Sequence[Score],
-    b_rows: Sequence[Mapping[str, Any]],
-    b_scores: Sequence[Score],
+    a_scored: Sequence[Scored],
+    b_scored: Sequence[Scored],
     *,
     n_resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
 ) -> dict[str, Any]:
     """Paired comparison of B against A: per task and overall, plus every flipped item."""
-    a = _per_item(a_rows, a_scores)
-    b = _per_item(b_rows, b_scores)
+    a = _per_item(a_scored)
+    b = _per_item(b_scored)
     shared = [key for key in a if key in b]
     by_task: dict[str, list[tuple[str, str]]] = {}
     for key in shared:
@@ -82,15 +84,15 @@ def compare_runs(
         (value_a, pos_a), (value_b, pos_b) = a[key], b[key]
         if value_a == value_b:
             continue
-        row_a, row_b = a_rows[pos_a], b_rows[pos_b]
+        one, two = a_scored[pos_a], b_scored[pos_b]
         flipped.append({
             "task": key[0], "id": key[1], "direction": "gained" if value_b > value_a else "lost",
             "value_a": value_a, "value_b": value_b,
-            "verdict_a": _verdict(value_a, row_a), "verdict_b": _verdict(value_b, row_b),
-            "status_a": row_a.get("status"), "status_b": row_b.get("status"),
-            "answer_a": row_a.get("answer"), "answer_b": row_b.get("answer"),
-            "output_a": row_a.get("output"), "output_b": row_b.get("output"),
-            "target": row_a.get("target"),
+            "verdict_a": _verdict(value_a, one), "verdict_b": _verdict(value_b, two),
+            "status_a": one.status, "status_b": two.status,
+            "answer_a": _answer(one), "answer_b": _answer(two),
+            "output_a": one.row.output, "output_b": two.row.output,
+            "target": one.row.target,
         })
     return {
         "bootstrap": {"method": "paired percentile", "n_resamples": n_resamples, "seed": seed,

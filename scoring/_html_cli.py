@@ -18,11 +18,11 @@ from normalize.errors import UsageError
 from normalize.pack import Pack
 from normalize.stream import write_atomically
 from scoring._comparison import compare_runs
-from scoring._items import item_from_row
+from scoring._items import item_of
 from scoring._rule_effects import rule_effects
 from scoring.aggregate import AGGREGATES, aggregate_rows
 from scoring.html_report import DEFAULT_AUDIT_ROWS, DEFAULT_PAGE_SIZE, ReportRun, render_html
-from scoring.metrics import MathVerifier, Score
+from scoring.metrics import MathVerifier, Scored
 from scoring.report import DEFAULT_CV_THRESHOLD, build_report
 
 
@@ -87,24 +87,26 @@ def make_run(
     label: str,
     source: str,
     outs: list[dict[str, Any]],
-    scores: list[Score],
+    scored: list[Scored],
     args: argparse.Namespace,
     verifier: MathVerifier,
 ) -> ReportRun:
-    """Aggregate (if asked), build the report and measure the rule effects of one scored run."""
+    """Aggregate (if asked), build the report and measure the rule effects of one scored run.
+
+    The report counts the typed rows (``scored``); the page shows the output rows (``outs``)."""
     aggregate, k = getattr(args, "aggregate", None), getattr(args, "k", None)
     if aggregate:
-        items = aggregate_rows(pack, outs, scores, aggregate, k=k, verifier=verifier)
+        items = aggregate_rows(pack, scored, aggregate, k=k, verifier=verifier)
     else:
-        items = [item_from_row(out, score) for out, score in zip(outs, scores, strict=True)]
+        items = [item_of(sample) for sample in scored]
     report = build_report(items, pack, aggregate=aggregate, k=k, n_resamples=args.bootstrap, seed=args.seed,
                           confidence=getattr(args, "confidence", 0.95),
                           cv_threshold=getattr(args, "cv_threshold", DEFAULT_CV_THRESHOLD))
     effects = None
     if args.rule_effect_rows != 0:
-        effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows,
-                               seed=args.audit_seed)
-    return ReportRun(label, source, outs, scores, report, effects)
+        effects = rule_effects(pack, scored, verifier=verifier,
+                               max_rows=args.rule_effect_rows, seed=args.audit_seed)
+    return ReportRun(label, source, outs, scored, report, effects)
 
 
 def _settings(args: argparse.Namespace) -> dict[str, str]:
@@ -133,12 +135,12 @@ def write_score_html_from_file(
     from scoring._cli import score_file
 
     with MathVerifier() as verifier:
-        outs, scores = score_file(pack, source, verifier=verifier)
+        outs, scored = score_file(pack, source, verifier=verifier)
         effects = None
         if args.rule_effect_rows != 0:
-            effects = rule_effects(pack, outs, scores, verifier=verifier, max_rows=args.rule_effect_rows,
-                                   seed=args.audit_seed)
-    run = ReportRun(Path(source).name, source, outs, scores, report, effects)
+            effects = rule_effects(pack, scored, verifier=verifier,
+                                   max_rows=args.rule_effect_rows, seed=args.audit_seed)
+    run = ReportRun(Path(source).name, source, outs, scored, report, effects)
     write_html(path, render_html(pack, [run], audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                                  page_size=args.page_size, settings=_settings(args), title=args.title))
 
@@ -146,15 +148,15 @@ def write_score_html_from_file(
 def write_compare_html(
     path: str | Path,
     pack: Pack,
-    scored: Sequence[tuple[str, list[dict[str, Any]], list[Score]]],
+    scored: Sequence[tuple[str, list[dict[str, Any]], list[Scored]]],
     args: argparse.Namespace,
     verifier: MathVerifier,
 ) -> None:
     """``normalize compare --html``: both runs and their paired comparison on one page."""
     labels = _labels([source for source, _, _ in scored], None)
-    runs = [make_run(pack, label, source, outs, scores, args, verifier)
-            for label, (source, outs, scores) in zip(labels, scored, strict=True)]
-    comparison = compare_runs(runs[0].rows, runs[0].scores, runs[1].rows, runs[1].scores,
+    runs = [make_run(pack, label, source, outs, samples, args, verifier)
+            for label, (source, outs, samples) in zip(labels, scored, strict=True)]
+    comparison = compare_runs(runs[0].scored, runs[1].scored,
                               n_resamples=args.bootstrap, seed=args.seed)
     write_html(path, render_html(pack, runs, comparison=comparison, audit_rows=args.audit_rows,
                                  audit_seed=args.audit_seed, page_size=args.page_size, settings=_settings(args),
@@ -181,11 +183,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     runs: list[ReportRun] = []
     with MathVerifier() as verifier:
         for label, source in zip(labels, args.inputs, strict=True):
-            outs, scores = score_file(pack, source, progress=False, verifier=verifier)
-            runs.append(make_run(pack, label, source, outs, scores, args, verifier))
+            outs, scored = score_file(pack, source, progress=False, verifier=verifier)
+            runs.append(make_run(pack, label, source, outs, scored, args, verifier))
     comparison = None
     if len(runs) == 2:
-        comparison = compare_runs(runs[0].rows, runs[0].scores, runs[1].rows, runs[1].scores,
+        comparison = compare_runs(runs[0].scored, runs[1].scored,
                                   n_resamples=args.bootstrap, seed=args.seed, confidence=args.confidence)
     html = render_html(pack, runs, comparison=comparison, audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                        page_size=args.page_size, settings=_settings(args), title=args.title)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from normalize import Result
+from normalize import status as st
 from normalize.pack import canonical_json
-from normalize.row import Row
+from normalize.row import Options, Row
+from normalize.status import Status
 from scoring._textsim import TextSettings
-from scoring.metrics import Score
+from scoring.metrics import Outcome, Scored
 
 
 @dataclass(frozen=True)
@@ -23,8 +25,8 @@ class Item:
 
     task: str
     task_type: str | None
-    status: str
-    outcome: str
+    status: Status
+    outcome: Outcome
     value: float
     metric: str
     option_count: int | None = None
@@ -59,70 +61,63 @@ class JudgeInfo:
     anchor_rating: float = 1000.0
 
 
-def judge_info(row: Mapping[str, Any], score: Score) -> JudgeInfo | None:
+def judge_info(scored: Scored) -> JudgeInfo | None:
     """The judge facts of a ``judge`` row, or None for other rows."""
-    if row.get("task_type") != "judge":
+    row, score = scored.row, scored.score
+    if row.task_type != "judge":
         return None
-    raw_id = row.get("id")
-    key = f"{task_name(row)}/{'' if raw_id is None else canonical_json(raw_id)}"
-    if row.get("turn") is not None:
-        key += f"/turn={canonical_json(row['turn'])}"
-    answer = row.get("answer") if row.get("status") == "ok" else None
-    names = {f: row.get(f) if isinstance(row.get(f), str) and row.get(f) else None for f in ("model_a", "model_b", "model")}
+    key = f"{task_label(row)}/{'' if row.id is None else canonical_json(row.id)}"
+    if row.turn is not None:
+        key += f"/turn={canonical_json(row.turn)}"
+    answer = scored.result.answer if scored.result is not None and scored.status == st.OK else None
     config = score.config
     return JudgeInfo(
         key=key,
         verdict=answer if isinstance(answer, (str, int, float)) and not isinstance(answer, bool) else None,
-        model_a=names["model_a"], model_b=names["model_b"], model=names["model"],
+        model_a=row.model_a, model_b=row.model_b, model=row.model,
         position_bias=config.position_bias if config else "tie",
         anchor=config.anchor if config else None,
         anchor_rating=config.anchor_rating if config else 1000.0,
     )
 
 
-def option_count(row: Mapping[str, Any]) -> int | None:
-    """K from a row's ``options`` (a list of texts or a count), or None."""
-    options = Row.from_mapping(row).options
+def option_count(options: Options) -> int | None:
+    """K from a row's option domain (option texts or a count), or None.
+
+    >>> option_count(("Paris", "Lyon")), option_count(4), option_count(None)
+    (2, 4, None)
+    """
     return len(options) if isinstance(options, tuple) else options
 
 
-def run_label(row: Mapping[str, Any]) -> str | None:
-    """The row's ``run`` as a string label, or None when it has none."""
-    run = row.get("run")
-    return None if run is None else str(run)
-
-
-def task_name(row: Mapping[str, Any]) -> str:
+def task_label(row: Row) -> str:
     """The row's task, or ``(invalid row)`` for a line that held no usable task."""
-    task = row.get("task")
-    return task if isinstance(task, str) and task else "(invalid row)"
+    return row.task if row.task else "(invalid row)"
 
 
-def item_from_row(row: Mapping[str, Any], score: Score) -> Item:
-    """The report item for one output row and its score."""
-    kind = row.get("task_type")
-    raw_id = row.get("id")
+def item_of(scored: Scored) -> Item:
+    """The report item for one scored row."""
+    row, score = scored.row, scored.score
     return Item(
-        task=task_name(row),
-        task_type=kind if isinstance(kind, str) else None,
-        status=str(row.get("status")),
+        task=task_label(row),
+        task_type=row.task_type,
+        status=scored.status,
         outcome=score.outcome,
         value=score.value,
         metric=score.metric,
-        option_count=option_count(row),
-        run=run_label(row),
-        id=None if raw_id is None else str(raw_id),
+        option_count=option_count(row.options),
+        run=row.run,
+        id=None if row.id is None else str(row.id),
         hypothesis=score.texts[0] if score.texts else None,
         references=score.texts[1] if score.texts else (),
         text=score.config.text if score.texts and score.config else None,
         ranking=score.ranking,
-        judge=judge_info(row, score),
-        found_by=found_by(row),
+        judge=judge_info(scored),
+        found_by=found_by(scored.result),
     )
 
 
-def found_by(row: Mapping[str, Any]) -> str | None:
-    """``extra.found_by`` of an output row (how its answer statement was found), or None."""
-    extra = row.get("extra")
-    method = extra.get("found_by") if isinstance(extra, Mapping) else None
+def found_by(result: Result | None) -> str | None:
+    """How the chain found the answer statement (``extra.found_by`` of the result), or None."""
+    method = None if result is None else result.extra.get("found_by")
     return method if isinstance(method, str) else None

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from normalize import Result
 from normalize.engine import Chain, RuleFailure, apply_rule
 from normalize.pack import Pack, TaskType
-from normalize.row import read_options
-from scoring.metrics import MathVerifier, Score, score_detail
+from scoring.metrics import MathVerifier, Score, Scored, score_result
 
 __all__ = ["METHOD", "rule_effects"]
 
@@ -62,15 +62,15 @@ def _verdict(score: Score) -> tuple[str, float]:
     return score.outcome, round(score.value, 12)
 
 
-def _rejected_at(pack: Pack, chain: Chain, row: Mapping[str, Any], last_step: int) -> int | None:
+def _rejected_at(pack: Pack, chain: Chain, result: Result, last_step: int) -> int | None:
     """The index of the rule that stopped the chain with a failure (a rejection, an error), or None.
 
     Found by applying the rules after the last traced step to the row's final text again: the
     chain stopped at the first of them that fails on it (those before it left the text as it
     was).  None when they all pass, i.e. the chain ran to its end and the parser decided.
     """
-    text = row.get("normalized")
-    if row.get("status") == "ok" or not isinstance(text, str):
+    text = result.text
+    if result.status == "ok" or text is None:
         return None
     for index in range(last_step + 1, len(chain.specs)):
         after = apply_rule(chain.specs[index], text, timeout=pack.settings.regex_timeout)
@@ -83,8 +83,7 @@ def _rejected_at(pack: Pack, chain: Chain, row: Mapping[str, Any], last_step: in
 
 def rule_effects(
     pack: Pack,
-    rows: Sequence[Mapping[str, Any]],
-    scores: Sequence[Score],
+    scored: Sequence[Scored],
     *,
     verifier: MathVerifier | None = None,
     max_rows: int | None = None,
@@ -92,12 +91,11 @@ def rule_effects(
 ) -> dict[str, Any]:
     """Per task type and rule: rows seen, changed, rejected; verdicts changed, helped, hurt.
 
-    ``rows`` are output rows of :func:`normalize.rows.normalize_row` with their full trace
-    (``--trace full``).  ``max_rows`` limits the rows examined to a seeded random sample of
-    that many (``seed``), so that a large file sorted by task is still represented evenly.
+    ``scored`` are typed rows as a run made them (their results carry the full trace; a result
+    read back from a written row has none and is counted in ``rows_without_full_trace``).
+    ``max_rows`` limits the rows examined to a seeded random sample of that many (``seed``),
+    so that a large file sorted by task is still represented evenly.
     """
-    if len(rows) != len(scores):
-        raise ValueError(f"got {len(rows)} rows but {len(scores)} scores")
     if max_rows is not None and max_rows < 0:
         raise ValueError(f"max_rows must be non-negative, got {max_rows}")
     ablations = _Ablations(pack)
@@ -111,47 +109,41 @@ def rule_effects(
             }
     examined = 0
     traceless = 0
-    positions: Sequence[int] = range(len(rows))
-    sampled = max_rows is not None and max_rows < len(rows)
-    if max_rows is not None and max_rows < len(rows):
-        positions = sorted(random.Random(seed).sample(range(len(rows)), max_rows))
+    positions: Sequence[int] = range(len(scored))
+    sampled = max_rows is not None and max_rows < len(scored)
+    if max_rows is not None and max_rows < len(scored):
+        positions = sorted(random.Random(seed).sample(range(len(scored)), max_rows))
     for position in positions:
-        row, score = rows[position], scores[position]
-        kind_value = row.get("task_type")
-        if not isinstance(kind_value, str) or kind_value not in pack.task_types:
+        sample = scored[position]
+        row, result, score = sample.row, sample.result, sample.score
+        if row.task_type is None or row.task_type not in pack.task_types:
             continue
-        kind_name = kind_value
+        kind_name = row.task_type
         examined += 1
         chain = pack.task_types[kind_name].chain
         for index in range(len(chain.specs)):
             table[(kind_name, index)]["rows"] += 1
-        trace = row.get("trace") or []
-        if trace and not all(isinstance(step, Mapping) and "before" in step for step in trace):
+        if result is None:  # the pack did not run the row: no rule touched it
+            continue
+        if result.raw is None and result.text is not None:  # read back from a written row: no trace to replay
             traceless += 1
             continue
         starts: list[tuple[int, str, str]] = []  # (rule index, text entering it, "changed" | "rejected")
         last = -1
-        for step in trace:
-            index = int(step["index"])
-            starts.append((index, str(step["before"]), "changed"))
-            last = max(last, index)
-        stopped = _rejected_at(pack, chain, row, last)
+        for step in result.trace:
+            starts.append((step.index, step.before, "changed"))
+            last = max(last, step.index)
+        stopped = _rejected_at(pack, chain, result, last)
         if stopped is not None:
-            starts.append((stopped, str(row["normalized"]), "rejected"))
+            starts.append((stopped, str(result.text), "rejected"))
         if not starts:
             continue
         full = _verdict(score)
-        options: Any
-        try:
-            options = read_options(row)
-        except ValueError:
-            options = None
         for index, text, how in starts:
             entry = table[(kind_name, index)]
             entry[how] += 1
-            result = ablations.after(kind_name, index).run(text, kind_name, options=options)
-            ablated_row = {**row, "answer": result.answer, "status": result.status}
-            ablated = score_detail(pack, ablated_row, verifier=verifier)
+            again = ablations.after(kind_name, index).run(text, kind_name, options=row.options)
+            ablated = score_result(pack, row, again, verifier=verifier)
             if _verdict(ablated) == full:
                 continue
             entry["verdict_changed"] += 1
@@ -161,14 +153,14 @@ def rule_effects(
                 entry["hurt"] += 1
             if len(entry["examples"]) < 3:
                 entry["examples"].append({
-                    "row": position + 1, "id": row.get("id"), "task": row.get("task"),
-                    "with": {"status": row.get("status"), "answer": row.get("answer"), "value": score.value},
-                    "without": {"status": result.status, "answer": result.answer, "value": ablated.value},
+                    "row": position + 1, "id": row.id, "task": row.task,
+                    "with": {"status": result.status, "answer": result.answer, "value": score.value},
+                    "without": {"status": again.status, "answer": again.answer, "value": ablated.value},
                 })
     return {
         "method": METHOD,
         "rows_examined": examined,
-        "rows_total": len(rows),
+        "rows_total": len(scored),
         "sample": {"rows": max_rows, "seed": seed} if sampled else None,
         "rows_without_full_trace": traceless,
         "rules": [entry for entry in table.values() if entry["rows"]],

@@ -33,29 +33,30 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from normalize import Result
+from normalize import status as st
 from normalize.errors import UsageError
 from normalize.pack import Pack, canonical_json
 from normalize.row import Row
 from normalize.status import Status
-from scoring._items import Item, option_count, run_label, task_name
+from scoring._items import Item, option_count, task_label
 from scoring.metrics import (
     NO_ANSWER,
     SCORED,
     MathVerifier,
-    Score,
+    Outcome,
+    Scored,
     canonicalize_json,
     parse_number,
     score_result,
 )
-from scoring.metrics._rows import row_task_type
 from scoring.stats import pass_at_k
 
-__all__ = ["AGGREGATES", "SampleAggregator", "VoteResult", "aggregate_rows", "answer_key", "group_samples", "slim_row",
+__all__ = ["AGGREGATES", "SampleAggregator", "VoteResult", "aggregate_rows", "answer_key", "group_samples", "slim",
            "vote"]
 
 AGGREGATES: Final = ("vote", "any", "mean", "median", "pass@k")
@@ -115,94 +116,95 @@ def vote(answers: Sequence[Any], task_type: str | None = None) -> VoteResult:
     return VoteResult(representative[leaders[0]], top, len(answers), len(leaders) > 1)
 
 
-def group_samples(rows: Sequence[Mapping[str, Any]]) -> list[list[int]]:
+def group_samples(rows: Sequence[Row]) -> list[list[int]]:
     """Indexes of rows grouped by ``(run, task, id)``, groups in order of first appearance.
 
     A row without an ``id`` is an item of its own.
 
-    >>> group_samples([{"id": 1, "task": "t"}, {"id": 2, "task": "t"}, {"id": 1, "task": "t"}, {"task": "t"}])
+    >>> rows = [{"id": 1, "task": "t"}, {"id": 2, "task": "t"}, {"id": 1, "task": "t"}, {"task": "t"}]
+    >>> group_samples([Row.from_mapping(r) for r in rows])
     [[0, 2], [1], [3]]
     """
     groups: dict[Any, list[int]] = {}
     for i, row in enumerate(rows):
-        raw_id = row.get("id")
-        key: Any = ("row", i) if raw_id is None else (run_label(row), task_name(row), canonical_json(raw_id))
-        groups.setdefault(key, []).append(i)
+        groups.setdefault(_sample_key(row, i), []).append(i)
     return list(groups.values())
 
 
-def _voted(pack: Pack, first: Mapping[str, Any], answer: Any, status: str) -> Result | None:
-    """The item's result after the vote: the first sample's task and type, the winning answer."""
-    kind = row_task_type(pack, first)
-    if kind is None:
+def _sample_key(row: Row, position: int) -> Any:
+    """Samples of one item share ``(run, task, id)``; a row without an id is its own item."""
+    return ("row", position) if row.id is None else (row.run, task_label(row), canonical_json(row.id))
+
+
+def _voted(first: Result | None, answer: Any, status: Status) -> Result | None:
+    """The item's result after the vote: the first sample's task and type, the winning answer
+    (a bare answer: its units are unknown, as for any answer without its parser's record)."""
+    if first is None:
         return None
-    task = first.get("task")
-    return Result(raw=None, text=None, status=cast(Status, status), reason=None, trace=(),
-                  task=task if isinstance(task, str) else kind, task_type=kind, answer=answer)
+    return Result(raw=None, text=None, status=status, reason=None, trace=(), task=first.task,
+                  task_type=first.task_type, answer=answer)
 
 
-def _common_status(rows: Sequence[Mapping[str, Any]]) -> str:
-    counts = Counter(str(r.get("status")) for r in rows)
+def _common_status(samples: Sequence[Scored]) -> Status:
+    counts = Counter(sample.status for sample in samples)
     top = max(counts.values())
     return min(s for s, c in counts.items() if c == top)
 
 
-def _item(rows: Sequence[Mapping[str, Any]], status: str, outcome: str, value: float, metric: str,
+def _item(samples: Sequence[Scored], status: Status, outcome: Outcome, value: float, metric: str,
           tied: bool = False) -> Item:
-    first = rows[0]
-    kind = first.get("task_type")
-    raw_id = first.get("id")
+    first = samples[0].row
     return Item(
-        task=task_name(first),
-        task_type=kind if isinstance(kind, str) else None,
+        task=task_label(first),
+        task_type=first.task_type,
         status=status,
         outcome=outcome,
         value=value,
         metric=metric,
-        option_count=option_count(first),
-        run=run_label(first),
-        id=None if raw_id is None else str(raw_id),
-        n_samples=len(rows),
+        option_count=option_count(first.options),
+        run=first.run,
+        id=None if first.id is None else str(first.id),
+        n_samples=len(samples),
         tied=tied,
     )
 
 
 def aggregate_rows(
     pack: Pack,
-    rows: Sequence[Mapping[str, Any]],
-    scores: Sequence[Score],
+    samples: Sequence[Scored],
     mode: str,
     *,
     k: int | None = None,
     verifier: MathVerifier | None = None,
 ) -> list[Item]:
-    """One report item per ``(run, task, id)`` from normalized rows and their per-sample scores.
+    """One report item per ``(run, task, id)`` from scored samples (:class:`~scoring.metrics.Scored`).
 
     The target, aliases and options of an item are those of its first sample.  ``pass@k``
     needs ``k`` (at most the item's sample count; ``ValueError`` otherwise).
     """
-    if len(rows) != len(scores):
-        raise ValueError(f"got {len(rows)} rows but {len(scores)} scores")
     aggregator = SampleAggregator(pack, mode, k=k)
-    for row, score in zip(rows, scores, strict=True):
-        aggregator.add(row, score)
+    for sample in samples:
+        aggregator.add(sample)
     return aggregator.items(verifier=verifier)
 
 
-#: The fields of a scored row that aggregation reads; the rest (output, trace) is not kept.
-KEPT_FIELDS: Final = ("id", "task", "task_type", "status", "answer", "target", "aliases", "options", "choices", "run")
-
-
-def slim_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The part of a row :class:`SampleAggregator` needs: no raw output, normalized text or trace."""
-    return {key: row[key] for key in KEPT_FIELDS if key in row}
+def slim(sample: Scored) -> Scored:
+    """The part of a scored sample :class:`SampleAggregator` keeps: no raw output, normalized
+    text, trace, parser notes or input JSON."""
+    row, result = sample.row, sample.result
+    return Scored(
+        replace(row, output=None, data={}),
+        None if result is None else replace(result, raw=None, text=None, trace=(), extra={}),
+        sample.score,
+    )
 
 
 class SampleAggregator:
-    """Groups samples by ``(run, task, id)`` as rows stream by; :meth:`items` gives one item per group.
+    """Groups scored samples by ``(run, task, id)`` as rows stream by; :meth:`items` gives one item per group.
 
-    It holds, per sample, the fields in :data:`KEPT_FIELDS` and its score (never the raw
-    output or trace), so memory grows with the samples but not with their text.
+    It takes :class:`~scoring.metrics.Scored` samples (``TypeError`` for anything else, a dict
+    included) and holds each one slimmed (:func:`slim`: never the raw output or trace), so
+    memory grows with the samples but not with their text.
     """
 
     def __init__(self, pack: Pack, mode: str, *, k: int | None = None) -> None:
@@ -212,40 +214,35 @@ class SampleAggregator:
             raise UsageError(f"pass@k needs a positive integer k, got {k!r}")
         self.pack, self.mode = pack, mode
         self.draws = k if isinstance(k, int) else 0
-        self.groups: dict[Any, list[tuple[dict[str, Any], Score]]] = {}
+        self.groups: dict[Any, list[Scored]] = {}
         self.count = 0
 
-    def add(self, row: Mapping[str, Any], score: Score) -> None:
-        raw_id = row.get("id")
-        key: Any = ("row", self.count) if raw_id is None else (run_label(row), task_name(row), canonical_json(raw_id))
+    def add(self, sample: Scored) -> None:
+        if not isinstance(sample, Scored):
+            raise TypeError(f"SampleAggregator.add takes a Scored sample, got {type(sample).__name__}")
+        key = _sample_key(sample.row, self.count)
         self.count += 1
-        self.groups.setdefault(key, []).append((slim_row(row), score))
+        self.groups.setdefault(key, []).append(slim(sample))
 
     def items(self, *, verifier: MathVerifier | None = None) -> list[Item]:
         """One item per group, in order of first appearance."""
         return [self._item_of(group, verifier) for group in self.groups.values()]
 
-    def _item_of(self, group: list[tuple[dict[str, Any], Score]], verifier: MathVerifier | None) -> Item:
-        members = [row for row, _ in group]
-        marks = [score for _, score in group]
-        first = marks[0]
-        if first.outcome not in (SCORED, NO_ANSWER):  # no_target / bad_target: the item is unscorable
-            return _item(members, _common_status(members), first.outcome, 0.0, first.metric)
+    def _item_of(self, group: list[Scored], verifier: MathVerifier | None) -> Item:
+        marks = [sample.score for sample in group]
+        first = group[0]
+        if first.score.outcome not in (SCORED, NO_ANSWER):  # no_target / bad_target: the item is unscorable
+            return _item(group, _common_status(group), first.score.outcome, 0.0, first.score.metric)
         if self.mode == "vote":
-            kind = members[0].get("task_type")
-            result = vote([m.answer for m in marks], kind if isinstance(kind, str) else None)
-            status = "ok" if result.answer is not None else _common_status(members)
-            first_row = Row.from_mapping(members[0])
-            task = members[0].get("task")
-            if isinstance(task, str) and first_row.task is None:
-                first_row = replace(first_row, task=task)  # an empty task name keeps its (empty) scoring entry
-            # the winner is scored as (Row, Result) from the typed answers of the scores
-            verdict = score_result(self.pack, first_row, _voted(self.pack, members[0], result.answer, status),
+            result = vote([m.answer for m in marks], first.row.task_type)
+            status: Status = st.OK if result.answer is not None else _common_status(group)
+            # the winner is scored as (Row, Result): the first sample's row, the winning answer
+            verdict = score_result(self.pack, first.row, _voted(first.result, result.answer, status),
                                    verifier=verifier)
-            return _item(members, status, verdict.outcome, verdict.value, verdict.metric, result.tied)
+            return _item(group, status, verdict.outcome, verdict.value, verdict.metric, result.tied)
         scored = [m for m in marks if m.outcome == SCORED]
-        outcome = SCORED if scored else NO_ANSWER
-        status = "ok" if scored else _common_status(members)
+        outcome: Outcome = SCORED if scored else NO_ANSWER
+        status = st.OK if scored else _common_status(group)
         values = [m.value for m in marks]
         if self.mode == "any":
             value = max(values)
@@ -254,8 +251,8 @@ class SampleAggregator:
         elif self.mode == "median":
             value = float(statistics.median(values))
         else:
-            if self.draws > len(members):
+            if self.draws > len(group):
                 raise UsageError(f"pass@{self.draws} needs at least {self.draws} samples, "
-                                 f"but item {members[0].get('id')!r} has {len(members)}")
-            value = pass_at_k(len(members), sum(1 for m in marks if m.correct), self.draws)
-        return _item(members, status, outcome, value if scored else 0.0, first.metric)
+                                 f"but item {first.row.id!r} has {len(group)}")
+            value = pass_at_k(len(group), sum(1 for m in marks if m.correct), self.draws)
+        return _item(group, status, outcome, value if scored else 0.0, first.score.metric)

@@ -36,7 +36,7 @@ from scoring._svg import (
     interval_chart,
     status_chart,
 )
-from scoring.metrics import METRIC_REGISTRY, Score, ScoringConfig, scoring_config
+from scoring.metrics import METRIC_REGISTRY, Score, Scored, ScoringConfig, scoring_config
 
 __all__ = ["DEFAULT_AUDIT_ROWS", "DEFAULT_PAGE_SIZE", "ReportRun", "audit_records", "render_html"]
 
@@ -59,14 +59,20 @@ _TOKEN: Final = re.compile(r"[A-Za-z0-9_]+|\s+|.", re.S)
 
 @dataclass(frozen=True)
 class ReportRun:
-    """One scored run: its label, source file, output rows (with full trace), scores, report."""
+    """One scored run: its label, source file, output rows (with full trace: what the page
+    shows), the typed scored rows they came from, the report."""
 
     label: str
     source: str
     rows: Sequence[Mapping[str, Any]]
-    scores: Sequence[Score]
+    scored: Sequence[Scored]
     report: Mapping[str, Any]
     rule_effects: Mapping[str, Any] | None = None
+
+    @property
+    def scores(self) -> list[Score]:
+        """The score of each row, in order."""
+        return [sample.score for sample in self.scored]
 
 
 # --------------------------------------------------------------------------- audit data
@@ -251,7 +257,7 @@ def audit_records(runs: Sequence[ReportRun], *, cap: int = DEFAULT_AUDIT_ROWS, s
     if cap < 0:
         raise ValueError(f"the audit row cap must be non-negative, got {cap}")
     chosen, sampled = _choose(runs, cap, seed)
-    records = [_record(runs[r].label, p, runs[r].rows[p], runs[r].scores[p]) for r, p in chosen]
+    records = [_record(runs[r].label, p, runs[r].rows[p], runs[r].scored[p].score) for r, p in chosen]
     total = sum(len(run.rows) for run in runs)
     if sampled:
         note = (f"{len(records)} of {total} rows embedded: a seeded sample (seed {seed}) drawn round-robin across "

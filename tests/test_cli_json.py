@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "score": ([str(EXAMPLES / "predictions.jsonl")], "out"),
     "compare": ([str(EXAMPLES / "predictions.jsonl"), str(EXAMPLES / "predictions_b.jsonl"), "--bootstrap", "50"], "out"),
     "audit": ([str(EXAMPLES / "runs.jsonl"), "--n", "3"], "out"),
+    "report": ([str(EXAMPLES / "predictions.jsonl"), "-o", "{tmp}/report.html", "--bootstrap", "50",
+                "--rule-effect-rows", "0"], "out"),
 }
 
 

@@ -17,7 +17,7 @@ import pytest
 from normalize.pack import load_pack
 from scoring._cli import score_file
 from scoring._comparison import compare_runs
-from scoring._items import item_from_row
+from scoring._items import item_of
 from scoring._rule_effects import rule_effects
 from scoring._svg import esc
 from scoring.cli import main
@@ -58,10 +58,10 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[s
     reports, scored = [], []
     with MathVerifier() as verifier:
         for path in (a, b):
-            outs, scores = score_file(pack, path, verifier=verifier)
-            scored.append((outs, scores))
-            reports.append(build_report([item_from_row(o, s) for o, s in zip(outs, scores, strict=True)], pack))
-    comparison = compare_runs(*scored[0], *scored[1])
+            _, samples = score_file(pack, path, verifier=verifier)
+            scored.append(samples)
+            reports.append(build_report([item_of(s) for s in samples], pack))
+    comparison = compare_runs(scored[0], scored[1])
     return out, reports, comparison
 
 
@@ -114,8 +114,8 @@ def test_example_report_shows_audit_rows_flips_rules_and_the_hash(
     assert count is not None and f"1–50 of {total} matching" in count.text
     pack = load_pack()
     with MathVerifier() as verifier:
-        outs, scores = score_file(pack, EXAMPLES / "predictions.jsonl", verifier=verifier)
-        effects = rule_effects(pack, outs, scores, verifier=verifier)
+        outs, samples = score_file(pack, EXAMPLES / "predictions.jsonl", verifier=verifier)
+        effects = rule_effects(pack, samples, verifier=verifier)
     for row, out in zip(rows, outs, strict=False):  # raw beside normalized, the changed spans marked
         raw, normalized = row.find_all("td", cls="raw")[0], row.find_all("td", cls="normalized")[0]
         if isinstance(out.get("output"), str) and len(out["output"]) < 240:

@@ -20,12 +20,12 @@ from normalize.pack import Pack, TaskType, load_pack
 from scoring._cli import score_file
 from scoring._comparison import compare_runs
 from scoring._html_extra import KNOWN_KEYS
-from scoring._items import item_from_row
+from scoring._items import item_of
 from scoring._rule_effects import rule_effects
 from scoring._svg import esc
 from scoring.cli import main
 from scoring.html_report import ReportRun, _segments, audit_records, render_html
-from scoring.metrics import MathVerifier, Score, score_detail
+from scoring.metrics import MathVerifier, Scored, score_result
 from scoring.report import build_report
 from scoring.stats import paired_bootstrap
 
@@ -62,18 +62,20 @@ def pack_file(tmp_path: Path) -> Path:
     return path
 
 
-def scored(pack: Pack, path: Path) -> tuple[list[dict[str, Any]], list[Score]]:
+def scored(pack: Pack, path: Path) -> tuple[list[dict[str, Any]], list[Scored]]:
     with MathVerifier() as verifier:
         return score_file(pack, path, verifier=verifier)
 
 
+
+
 def make_run(pack: Pack, label: str, path: Path, *, effects: bool = True) -> ReportRun:
-    outs, scores = scored(pack, path)
-    items = [item_from_row(o, s) for o, s in zip(outs, scores, strict=True)]
+    outs, samples = scored(pack, path)
+    items = [item_of(sample) for sample in samples]
     report = build_report(items, pack, n_resamples=200, seed=3)
     with MathVerifier() as verifier:
-        found = rule_effects(pack, outs, scores, verifier=verifier) if effects else None
-    return ReportRun(label, str(path), outs, scores, report, found)
+        found = rule_effects(pack, samples, verifier=verifier) if effects else None
+    return ReportRun(label, str(path), outs, samples, report, found)
 
 
 # --------------------------------------------------------------------------- rule effects
@@ -113,19 +115,19 @@ def test_rule_effects_equal_a_brute_force_rerun_of_every_row_without_each_rule()
     """The shortcut (re-run only changed rows, from the text entering the rule) gives the same
     counts as scoring every row again with a pack that lacks the rule."""
     pack = load_pack()
-    outs, scores = scored(pack, EXAMPLES / "predictions.jsonl")
+    _, samples = scored(pack, EXAMPLES / "predictions.jsonl")
     with MathVerifier() as verifier:
-        effects = rule_effects(pack, outs, scores, verifier=verifier)
+        effects = rule_effects(pack, samples, verifier=verifier)
         checked = 0
         for entry in effects["rules"]:
             smaller = _without_rule(pack, entry["task_type"], entry["index"])
             differ = 0
-            for out, score in zip(outs, scores, strict=True):
-                if out.get("task_type") != entry["task_type"]:
+            for sample in samples:
+                row, score = sample.row, sample.score
+                if row.task_type != entry["task_type"]:
                     continue
-                again = smaller.run(out["output"], entry["task_type"], options=out.get("options"))
-                verdict = score_detail(pack, {**out, "answer": again.answer, "status": again.status},
-                                       verifier=verifier)
+                again = smaller.run(row.output, entry["task_type"], options=row.options)
+                verdict = score_result(pack, row, again, verifier=verifier)
                 differ += (verdict.outcome, verdict.value) != (score.outcome, score.value)
             assert entry["verdict_changed"] == differ, entry
             checked += differ
@@ -152,9 +154,9 @@ task_types:
         {"id": 2, "task": "records", "output": '{"a": 1, "b": 2}', "target": {"a": 1, "b": 2}},  # passes
         {"id": 3, "task": "records", "output": '{"a": 1,,}', "target": {"a": 1}},  # parse_json rejects it
     ])
-    outs, scores = scored(pack, rows)
+    outs, samples = scored(pack, rows)
     assert [o["status"] for o in outs] == ["invalid", "ok", "invalid"]
-    table = {e["rule"]: e for e in rule_effects(pack, outs, scores)["rules"]}
+    table = {e["rule"]: e for e in rule_effects(pack, samples)["rules"]}
     align = table["align_json_schema"]
     assert (align["rejected"], align["verdict_changed"], align["helped"], align["hurt"]) == (1, 1, 0, 1)
     assert align["examples"][0]["without"] == {"status": "ok", "answer": {"a": 1}, "value": 1.0}
@@ -167,15 +169,15 @@ def test_rule_effects_can_be_limited_to_a_seeded_sample(pack_file: Path, tmp_pat
     rows = write(tmp_path / "rows.jsonl", [{"id": i, "task": "quiz", "output": "The answer is: x", "target": "x"}
                                            for i in range(50)] + [
         {"id": i, "task": "sums", "output": "7", "target": "7"} for i in range(50)])
-    outs, scores = scored(pack, rows)
-    found = rule_effects(pack, outs, scores, max_rows=20, seed=1)
+    _, samples = scored(pack, rows)
+    found = rule_effects(pack, samples, max_rows=20, seed=1)
     assert found["rows_examined"] == 20 and found["rows_total"] == 100 and found["sample"] == {"rows": 20, "seed": 1}
     per_type = {e["task_type"]: e["rows"] for e in found["rules"] if e["index"] == 0}
     assert per_type["extractive_qa"] + per_type["math"] == 20 and per_type["math"] > 0  # not just the first rows
-    assert found == rule_effects(pack, outs, scores, max_rows=20, seed=1)
-    assert rule_effects(pack, outs, scores, max_rows=200)["sample"] is None
+    assert found == rule_effects(pack, samples, max_rows=20, seed=1)
+    assert rule_effects(pack, samples, max_rows=200)["sample"] is None
     with pytest.raises(ValueError, match="max_rows"):
-        rule_effects(pack, outs, scores, max_rows=-1)
+        rule_effects(pack, samples, max_rows=-1)
 
 
 # --------------------------------------------------------------------------- comparison
@@ -190,9 +192,9 @@ def test_comparison_per_task_uses_the_paired_bootstrap_and_lists_flips(pack_file
 
     a_rows = [*rows(["x", "y", "x", "y"], ["7", "7", "8"]), {"id": 9, "task": "quiz", "output": "x"}]  # no target
     b_rows = [*rows(["x", "x", "y", "y"], ["7", "7", "7"]), {"id": 8, "task": "quiz", "output": "x", "target": "x"}]
-    a_outs, a_scores = scored(pack, write(tmp_path / "a.jsonl", a_rows))
-    b_outs, b_scores = scored(pack, write(tmp_path / "b.jsonl", b_rows))
-    result = compare_runs(a_outs, a_scores, b_outs, b_scores, n_resamples=300, seed=5, confidence=0.9)
+    _, a_scored = scored(pack, write(tmp_path / "a.jsonl", a_rows))
+    _, b_scored = scored(pack, write(tmp_path / "b.jsonl", b_rows))
+    result = compare_runs(a_scored, b_scored, n_resamples=300, seed=5, confidence=0.9)
     quiz = next(t for t in result["tasks"] if t["name"] == "quiz")
     expected = paired_bootstrap([1, 0, 1, 0], [1, 1, 0, 0], n_resamples=300, seed=5, confidence=0.9)
     assert (quiz["diff"], quiz["low"], quiz["high"]) == (expected.diff, expected.low, expected.high)
@@ -211,7 +213,7 @@ def test_comparison_per_task_uses_the_paired_bootstrap_and_lists_flips(pack_file
 def example_page() -> tuple[str, list[ReportRun], dict[str, Any]]:
     pack = load_pack()
     runs = [make_run(pack, "A", EXAMPLES / "predictions.jsonl"), make_run(pack, "B", EXAMPLES / "predictions_b.jsonl")]
-    comparison = compare_runs(runs[0].rows, runs[0].scores, runs[1].rows, runs[1].scores, n_resamples=200, seed=3)
+    comparison = compare_runs(runs[0].scored, runs[1].scored, n_resamples=200, seed=3)
     return render_html(pack, runs, comparison=comparison, settings={"extra": "x"}), runs, comparison
 
 

@@ -203,6 +203,15 @@ def test_choice_row_maps_aliases_and_letters() -> None:
     assert choice_row({"context": "c", "choices": ["x"], "target": 0})["target"] == 0
 
 
+def test_choice_row_reads_options_with_the_one_options_reader() -> None:
+    np = pytest.importorskip("numpy")
+    row = choice_row({"question": "q", "options": np.array(["x", "y"]), "target": "B"})
+    assert row["choices"] == ["x", "y"] and row["target"] == 1
+    # a count or a bad value is passed on as written: the row check names it
+    assert choice_row({"question": "q", "options": 4, "target": 0})["choices"] == 4
+    assert choice_row({"question": "q", "options": ["x", 3], "target": 0})["choices"] == ["x", 3]
+
+
 def test_batch_size_and_report_rendering_reject_bad_values() -> None:
     import argparse
 
@@ -212,3 +221,27 @@ def test_batch_size_and_report_rendering_reject_bad_values() -> None:
         batch_size_arg("big")
     with pytest.raises(ValueError, match="format"):
         render_choice_report({}, "html")
+
+
+def test_chunked_scoring_groups_contexts_and_keeps_request_order(tiny_lm_dir: Path) -> None:
+    # issue 13: with a progress bar the scorer gets chunks; they are ordered longest context
+    # first with each context's requests together, and the results come back in request order
+    from scoring.lm._cli import CachedScorer
+
+    requests = [("A man", " sits"), ("The quick brown fox jumps", " over"), ("A man", " runs"),
+                ("The cat", " sat"), ("The quick brown fox jumps", " high"), ("The cat", " ran")]
+    whole = CachedScorer(tiny_lm_dir, device="cpu").loglikelihood(requests)
+    seen: list[list[tuple[str, str]]] = []
+    chunked = CachedScorer(tiny_lm_dir, device="cpu", chunk=2,
+                           on_chunk=lambda done, total: None)
+    real = chunked.scorer.loglikelihood
+
+    def spy(todo: Any) -> Any:
+        seen.append(list(todo))
+        return real(todo)
+
+    chunked.scorer.loglikelihood = spy  # type: ignore[method-assign]
+    results = chunked.loglikelihood(requests)
+    assert [r.logprob for r in results] == pytest.approx([r.logprob for r in whole], abs=1e-4)
+    assert seen == [[requests[1], requests[4]], [requests[3], requests[5]],
+                    [requests[0], requests[2]]]

@@ -22,7 +22,7 @@ from scoring.lm.choice import (
     score_rows,
     whitespace_warnings,
 )
-from scoring.lm.loglik import LogLikelihoodScorer, LoglikResult, truncate_left
+from scoring.lm.loglik import LogLikelihoodScorer, LoglikResult, length_chunks, truncate_left
 
 _spec = importlib.util.spec_from_file_location(
     "lm_fixtures_for_loglik", Path(__file__).with_name("lm_fixtures.py")
@@ -192,7 +192,7 @@ def test_results_match_one_by_one_scoring(scorer: LogLikelihoodScorer) -> None:
     together = scorer.loglikelihood(REQUESTS)
     for request, result in zip(REQUESTS, together, strict=True):
         (alone,) = scorer.loglikelihood([request])
-        assert result.logprob == pytest.approx(alone.logprob, abs=1e-5)
+        assert result.logprob == pytest.approx(alone.logprob, abs=1e-4)
         assert result.is_greedy == alone.is_greedy
         assert result.n_tokens == alone.n_tokens > 0
 
@@ -205,17 +205,19 @@ def test_padding_invariance(scorer: LogLikelihoodScorer, picks: list[int], batch
     reference = {r: scorer.loglikelihood([r])[0].logprob for r in set(requests)}
     other = LogLikelihoodScorer.from_loaded(scorer.loaded, batch_size=batch)
     for request, result in zip(requests, other.loglikelihood(requests), strict=True):
-        assert abs(result.logprob - reference[request]) <= 1e-5
+        assert abs(result.logprob - reference[request]) <= 1e-4
 
 
 def test_shared_context_runs_once_per_context(scorer: LogLikelihoodScorer) -> None:
     fresh = LogLikelihoodScorer.from_loaded(scorer.loaded, batch_size=64)
     choices = [" jumps over", " sat down", " ran", " is brown and quick"]
     fresh.loglikelihood([("The quick brown fox", c) for c in choices])
-    # one pass over the context prefix, one over the four continuations
-    assert fresh.stats.forward_calls == 2
+    # one pass over the context prefix, one over the four continuations (too few to chunk)
     n_ctx = len(scorer.tokenizer.encode("The quick brown fox"))
-    n_cont = sum(len(scorer.tokenizer.encode("The quick brown fox" + c)) - n_ctx for c in choices)
+    lengths = sorted((len(scorer.tokenizer.encode("The quick brown fox" + c)) - n_ctx
+                      for c in choices), reverse=True)
+    assert fresh.stats.forward_calls == 1 + len(length_chunks(lengths, min_rows=8)) == 2
+    n_cont = sum(lengths)
     assert fresh.stats.forward_tokens == (n_ctx - 1) + 4 + (n_cont - 4)
 
 
@@ -244,7 +246,7 @@ def test_out_of_memory_halves_the_batch_and_retries(
     expected = scorer.loglikelihood(REQUESTS)
     assert fresh.stats.oom_backoffs > 0 and fresh._max_rows < 16
     for got, want in zip(results, expected, strict=True):
-        assert got.error is None and got.logprob == pytest.approx(want.logprob, abs=1e-5)
+        assert got.error is None and got.logprob == pytest.approx(want.logprob, abs=1e-4)
 
 
 def test_a_failing_forward_only_fails_its_own_rows(
@@ -403,16 +405,214 @@ def test_padding_is_measured_in_the_stats(scorer: LogLikelihoodScorer) -> None:
     assert stats.padding_share == stats.padding_tokens / stats.batch_tokens
 
 
-def test_gpu_bench_smoke_runs_on_cpu_with_a_tiny_config(capsys: pytest.CaptureFixture[str]) -> None:
-    # bench/gpu_loglik.py is meant for a lent GPU; its CPU path keeps it runnable and honest.
-    import importlib.util
-    from pathlib import Path
-
+def _gpu_bench() -> Any:
     path = Path(__file__).resolve().parents[1] / "bench" / "gpu_loglik.py"
     spec = importlib.util.spec_from_file_location("gpu_loglik", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.main(["--device", "cpu", "--preset", "tiny", "--items", "4"]) == 0
+    return module
+
+
+def test_gpu_bench_smoke_runs_on_cpu_with_a_tiny_config(capsys: pytest.CaptureFixture[str]) -> None:
+    # bench/gpu_loglik.py is meant for a lent GPU; its CPU path runs the same code end to end.
+    module = _gpu_bench()
+    argv = ["--device", "cpu", "--preset", "tiny", "--hellaswag", "3", "--mmlu", "2",
+            "--lambada", "3"]
+    assert module.main(argv) == 0
     out = capsys.readouterr().out
-    assert "padding share" in out and "tokens/s" in out and "errors 0" in out
+    for needle in ("padding share", "processed tokens/s", "MFU", "errors 0", "non-embedding"):
+        assert needle in out
+    n_requests = int(out.split(" requests;")[0].split()[-1])
+    assert f"from the cache ({n_requests} hits)" in out  # the timed pass tokenized nothing
+
+
+def test_gpu_bench_without_cuda_exits_with_a_message(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert _gpu_bench().main(["--preset", "1b,8b"]) == 2
+    assert "no CUDA device" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- issue 13: speed
+
+MIXED = [
+    ("The quick brown fox", " jumps over the lazy dog and runs into the forest"),
+    ("A man is sitting on a roof.", " He"),
+    (fixtures.ENGLISH[:400], " The end."),
+    ("The quick brown fox", " sat"),
+    ("Question: What is the capital of France? Answer:", " Paris"),
+    ("A man is sitting on a roof.", " He starts pulling up roofing on a roof and jumps"),
+    ("The weather", " is nice today and the sun is shining over the river and the sea"),
+    (fixtures.ENGLISH[:300], " A"),
+    (fixtures.ENGLISH[:300], " B"),
+    ("The cat", "s"),
+    ("", "Hello world"),
+    ("问题：法国的首都是哪里？答案：", "巴黎"),
+    (fixtures.ENGLISH[:200], " The river flows into the sea."),
+    ("The quick brown fox", " jumps"),
+]
+
+
+def test_length_bucketing_reduces_padding_on_a_mixed_batch(scorer: LogLikelihoodScorer) -> None:
+    arrival = LogLikelihoodScorer.from_loaded(scorer.loaded, batch_size=64,
+                                              bucket_by_length=False)
+    bucketed = LogLikelihoodScorer.from_loaded(scorer.loaded, batch_size=64)
+    first, second = arrival.loglikelihood(MIXED), bucketed.loglikelihood(MIXED)
+    assert arrival.stats.padding_share > 0.3
+    assert bucketed.stats.padding_share < arrival.stats.padding_share / 2
+    assert bucketed.stats.forward_tokens == arrival.stats.forward_tokens
+    for a, b, request in zip(first, second, MIXED, strict=True):  # input order, same values
+        assert a.error is None and b.error is None
+        assert a.n_tokens == b.n_tokens == len(scorer.encode_pair(*request).continuation)
+        assert abs(a.logprob - b.logprob) <= 1e-4 and a.is_greedy == b.is_greedy
+
+
+@pytest.fixture(scope="module")
+def scorer64(tiny_lm_dir: Path) -> LogLikelihoodScorer:
+    """A float64 copy of the tiny model: batch composition must not change a single bit."""
+    fresh = LogLikelihoodScorer(tiny_lm_dir, device="cpu", batch_size=1)
+    fresh.model.double()
+    return fresh
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.permutations(list(range(len(MIXED)))), st.integers(1, 8),
+       st.sampled_from([16, 64, 300, 1 << 20]), st.booleans())
+def test_results_do_not_depend_on_batch_composition_or_order(
+    scorer64: LogLikelihoodScorer, order: list[int], rows: int, budget: int, bucket: bool
+) -> None:
+    reference = [scorer64.loglikelihood([r])[0] for r in MIXED]
+    other = LogLikelihoodScorer.from_loaded(scorer64.loaded, batch_size=rows, token_budget=budget,
+                                            bucket_by_length=bucket)
+    results = other.loglikelihood([MIXED[i] for i in order])
+    for i, result in zip(order, results, strict=True):
+        assert abs(result.logprob - reference[i].logprob) <= 1e-9
+        assert (result.n_tokens, result.is_greedy) == (reference[i].n_tokens,
+                                                      reference[i].is_greedy)
+
+
+def test_padded_continuation_slots_stay_inside_the_position_table(
+    scorer: LogLikelihoodScorer,
+) -> None:
+    # one long prefix (near the model's 256 positions) with short choices, batched with a short
+    # prefix whose choices are long: the padded slots of the first must not run past position 255
+    long_ctx = " ".join(fixtures.ENGLISH.split())
+    n_positions = scorer.model.config.n_positions
+    ids = scorer.tokenizer.encode(long_ctx)[: n_positions - 4]
+    requests = [(scorer.tokenizer.decode(ids), " A"), (scorer.tokenizer.decode(ids), " B"),
+                ("The man", " quick brown fox jumps over the lazy dog and the man sits on a roof"),
+                ("The man", " woman plays the violin in the park while children watch her play")]
+    fresh = LogLikelihoodScorer.from_loaded(scorer.loaded, batch_size=64, bucket_by_length=False)
+    results = fresh.loglikelihood(requests)
+    assert [r.error for r in results] == [None] * 4
+    assert fresh.stats.forward_calls == 2  # one prefix pass, one continuation pass: no retry
+
+
+def test_encode_cache_skips_the_tokenizer_for_seen_requests(
+    scorer: LogLikelihoodScorer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fresh = LogLikelihoodScorer.from_loaded(scorer.loaded)
+    tokenized: list[str] = []
+    real = fresh._tokenize
+
+    def counting(texts: list[str], add_special_tokens: bool) -> list[list[int]]:
+        tokenized.extend(texts)
+        return real(texts, add_special_tokens)
+
+    monkeypatch.setattr(fresh, "_tokenize", counting)
+    shots = "Question: What is the capital of France? Answer: Paris.\n\n" * 3
+    requests = [(shots + "Question: Which planet is red? Answer:", f" {c}") for c in "ABCD"]
+    requests += requests[:2]  # repeated within the call
+    first = fresh.loglikelihood(requests)
+    assert (fresh.stats.encode_cache_misses, fresh.stats.encode_cache_hits) == (4, 2)
+    assert tokenized.count(shots + "Question: Which planet is red? Answer:") == 1
+    assert fresh.stats.encode_seconds > 0 and fresh.stats.forward_seconds > 0
+    calls = len(tokenized)
+    second = fresh.loglikelihood(requests)  # re-running the request set
+    assert len(tokenized) == calls  # no tokenizer call at all
+    assert (fresh.stats.encode_cache_misses, fresh.stats.encode_cache_hits) == (4, 8)
+    assert [r.logprob for r in first] == [r.logprob for r in second]
+    fresh.loglikelihood([(shots + "Question: Which planet is red? Answer:", " E")])
+    assert tokenized.count(shots + "Question: Which planet is red? Answer:") == 1  # context hit
+
+
+def test_batched_encoding_equals_one_by_one(scorer: LogLikelihoodScorer) -> None:
+    # encode_pairs tokenizes in batched calls; the ids must be lm-eval's one-by-one encode()s
+    from scoring.lm.loglik import move_trailing_whitespace
+
+    tok = scorer.tokenizer
+    fresh = LogLikelihoodScorer.from_loaded(scorer.loaded)
+    merged = find_merge_across_join(scorer)
+    requests = [*MIXED, merged, ("Answer: ", "Paris"), ("  ", " x"), (fixtures.ENGLISH, " end")]
+    together = fresh.encode_pairs(requests)
+    boundaries = set()
+    for (context, continuation), enc in zip(requests, together, strict=True):
+        context, continuation = move_trailing_whitespace(context, continuation)
+        if context == "":
+            assert enc.boundary == "prefix"
+            assert enc.continuation == tuple(tok.encode(continuation, add_special_tokens=False))
+            continue
+        ctx, whole = tok.encode(context), tok.encode(context + continuation)
+        if whole[: len(ctx)] == ctx:
+            boundary, cont = "joint", whole[len(ctx):]
+        else:
+            boundary, cont = "separate", tok.encode(continuation, add_special_tokens=False)
+        boundaries.add(boundary)
+        assert (enc.boundary, enc.continuation) == (boundary, tuple(cont))
+        assert enc.context == tuple(ctx[enc.truncated:])
+    assert boundaries == {"joint", "separate"} and any(e.truncated for e in together)
+
+
+def test_encode_cache_is_bounded(scorer: LogLikelihoodScorer) -> None:
+    from scoring.lm.loglik import EncodeCache, EncodedPair
+
+    small = LogLikelihoodScorer.from_loaded(scorer.loaded, encode_cache_size=2)
+    small.loglikelihood(REQUESTS[:4])
+    assert len(small.encode_cache) == 2
+    small.loglikelihood(REQUESTS[2:4])  # the two most recent are kept
+    assert small.stats.encode_cache_hits == 2
+
+    cache = EncodeCache(max_entries=3)
+    for i in range(5):
+        cache.put_pair((str(i), "x"), EncodedPair((i,), (1,), "joint"))
+    assert len(cache) == 3 and cache.pair(("0", "x")) is None and cache.pair(("4", "x"))
+    with pytest.raises(ValueError, match="max_entries"):
+        EncodeCache(max_entries=0)
+
+
+def test_auto_batch_rows_follow_the_token_budget(scorer: LogLikelihoodScorer) -> None:
+    # issue 13: no fixed 256-row cap: with a large budget 600 short rows run in one pass
+    fresh = LogLikelihoodScorer.from_loaded(scorer.loaded, batch_size="auto", token_budget=100_000)
+    pairs = [((1 + i % 400, 2 + i // 400, 7), (9, 11)) for i in range(600)]  # distinct contexts
+    results = fresh.loglikelihood_tokens(pairs)
+    assert all(r.error is None for r in results)
+    assert fresh.stats.forward_calls == 1 and fresh.stats.padding_tokens == 0
+    small = LogLikelihoodScorer.from_loaded(scorer.loaded, batch_size="auto", token_budget=1000)
+    small.loglikelihood_tokens(pairs)
+    assert small.stats.forward_calls == 600 * 4 // 1000 + 1  # 4-token rows, 250 per pass
+    with pytest.raises(ValueError, match="token_budget"):
+        LogLikelihoodScorer.from_loaded(scorer.loaded, token_budget=0)
+
+
+def test_token_budget_from_memory_grows_with_free_memory() -> None:
+    from scoring.lm.loglik import token_budget_from_memory
+
+    small = token_budget_from_memory(8 << 30, 128256, 4096)
+    large = token_budget_from_memory(120 << 30, 128256, 4096)
+    assert 256 < small < large <= 1 << 17
+    assert token_budget_from_memory(1 << 20, 128256, 4096) == 256
+
+
+def test_non_embedding_parameters_leave_out_embeddings_and_head(
+    scorer: LogLikelihoodScorer,
+) -> None:
+    from scoring.lm._model import non_embedding_parameters
+
+    model = scorer.model
+    total = sum(p.numel() for p in model.parameters())
+    tables = model.transformer.wte.weight.numel() + model.transformer.wpe.weight.numel()
+    assert non_embedding_parameters(model) == total - tables  # GPT-2's head is tied to wte

@@ -200,11 +200,12 @@ def test_strict_and_flexible_parse_rates_in_the_report() -> None:
     for i, output in enumerate(["#### 4", r"$\boxed{4}$", "She has 4 left.", "Then 2 × 2 = 4. Then we add the"]):
         rows.append({"id": str(i), "task": "gsm8k", "output": output, "target": "4"})
     from normalize._io import InputRow
-    from normalize.rows import normalize_row
-    from scoring._items import item_from_row
+    from normalize.rows import normalize_rows_typed
+    from scoring._items import item_of
+    from scoring.metrics import Scored, score_result
 
-    out = [normalize_row(PACK, InputRow(line=i + 1, data=row, error=None)) for i, row in enumerate(rows)]
-    report = build_report([item_from_row(row, score_detail(PACK, row)) for row in out], PACK)
+    typed = normalize_rows_typed(PACK, [InputRow(line=i + 1, data=row, error=None) for i, row in enumerate(rows)])
+    report = build_report([item_of(Scored(n.row, n.result, score_result(PACK, n.row, n.result))) for n in typed], PACK)
     group = next(g for g in report["groups"] if g["name"] == "gsm8k")
     assert group["parse_rates"] == {"strict": 0.5, "flexible": 0.75}
 

@@ -12,6 +12,7 @@ import pytest
 from normalize import Pack, load_pack
 from normalize import status as st
 from normalize._io import InputRow
+from normalize.row import Row
 from normalize.row import read_options_value as read_options
 from normalize.rows import normalize_row
 from scoring._items import option_count
@@ -78,9 +79,9 @@ def test_a_bad_row_options_value_is_an_invalid_row_never_a_crash() -> None:
 
 
 def test_scoring_reads_the_same_options() -> None:
-    assert option_count({"options": 4.0}) == 4
-    assert option_count({"options": ["a", "b", "c"]}) == 3
-    assert option_count({"options": 4.5}) is None
+    assert option_count(Row.from_mapping({"options": 4.0}).options) == 4
+    assert option_count(Row.from_mapping({"options": ["a", "b", "c"]}).options) == 3
+    assert option_count(Row.from_mapping({"options": 4.5}).options) is None
     score = score_detail(pack(), {"task": "mmlu", "answer": "B", "status": "ok", "target": 1, "options": 4.0})
     assert score.correct
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import shlex
 from pathlib import Path
+
+import pytest
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -59,3 +62,23 @@ def test_the_extending_pack_example_runs_as_shown(tmp_path: Path) -> None:
     assert (result.answer, result.status) == ("Supported", "ok")
     assert 'answer: "Supported"  status: ok' in README
     assert pack.task_types["math"] == load_pack().task_types["math"]  # the rest is inherited
+
+
+def test_the_extending_pack_console_example_prints_what_the_readme_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """End to end: the README's ``normalize explain --pack fact_check.yaml …`` session, run as shown."""
+    from scoring.cli import main
+
+    block = next(b for b in _yaml_blocks() if "extends: shipped:default" in b)
+    (tmp_path / "fact_check.yaml").write_text(block, encoding="utf-8")
+    session = re.search(r"```console\n\$ (normalize explain --pack fact_check\.yaml [^\n]*)\n(.*?)```", README, re.S)
+    assert session is not None
+    command, shown = session.group(1), session.group(2)
+    argv = shlex.split(command.replace("$'Checked.\\nVerdict: Supported'", "'Checked.\nVerdict: Supported'"))
+    monkeypatch.chdir(tmp_path)
+    assert main(argv[1:]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    for line in shown.splitlines():
+        if line != "…":  # an elided part
+            assert line in printed, (line, printed)

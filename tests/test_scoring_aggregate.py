@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from normalize.pack import Pack, load_pack
+from normalize.row import Row
 from scoring.aggregate import aggregate_rows, answer_key, group_samples, vote
-from scoring.metrics import NO_ANSWER, SCORED, score_detail
+from scoring.metrics import NO_ANSWER, SCORED, Scored, read_scored, score_detail
 
 PACK = """\
 name: aggregate-test
@@ -41,9 +42,13 @@ def sample_rows(task: str, kind: str, target: Any, outputs: Sequence[str | None]
     ]
 
 
+def typed(pack: Pack, rows: list[dict[str, Any]]) -> list[Scored]:
+    """Output rows read back at the JSONL edge and scored: what aggregation takes."""
+    return [read_scored(pack, r) for r in rows]
+
+
 def aggregate(pack: Pack, rows: list[dict[str, Any]], mode: str, k: int | None = None) -> float:
-    scores = [score_detail(pack, r) for r in rows]
-    (item,) = aggregate_rows(pack, rows, scores, mode, k=k)
+    (item,) = aggregate_rows(pack, typed(pack, rows), mode, k=k)
     return item.value
 
 
@@ -102,8 +107,7 @@ def test_none_wins_only_when_every_sample_is_none(pack: Pack) -> None:
     rows = sample_rows("mmlu", "multiple_choice", "C", ["", "", "x"], [None, None, "C"], options=4)
     assert aggregate(pack, rows, "vote") == 1.0
     rows = sample_rows("mmlu", "multiple_choice", "C", ["", ""], [None, None], options=4)
-    scores = [score_detail(pack, r) for r in rows]
-    (item,) = aggregate_rows(pack, rows, scores, "vote")
+    (item,) = aggregate_rows(pack, typed(pack, rows), "vote")
     assert (item.outcome, item.status, item.value) == (NO_ANSWER, "no_answer", 0.0)
 
 
@@ -111,8 +115,7 @@ def test_ties_are_broken_by_canonical_order_and_counted(pack: Pack) -> None:
     result = vote(["D", "B", "B", "D", "A"])
     assert (result.answer, result.votes, result.tied) == ("B", 2, True)
     rows = sample_rows("mmlu", "multiple_choice", "D", ["D", "B", "B", "D"], ["D", "B", "B", "D"], options=4)
-    scores = [score_detail(pack, r) for r in rows]
-    (item,) = aggregate_rows(pack, rows, scores, "vote")
+    (item,) = aggregate_rows(pack, typed(pack, rows), "vote")
     assert item.tied and item.outcome == SCORED and item.value == 0.0
 
 
@@ -147,24 +150,24 @@ def test_groups_are_per_run_task_and_id() -> None:
         {"id": 1, "task": "a", "run": 1}, {"id": 1, "task": "a", "run": 2}, {"id": 1, "task": "b", "run": 1},
         {"id": 1, "task": "a", "run": 1}, {"id": "1", "task": "a", "run": 1},
     ]
-    assert group_samples(rows) == [[0, 3], [1], [2], [4]]
+    assert group_samples([Row.from_mapping(r) for r in rows]) == [[0, 3], [1], [2], [4]]
 
 
 def test_aggregate_errors(pack: Pack) -> None:
     rows = sample_rows("mmlu", "multiple_choice", "B", ["B", "C"], ["B", "C"], options=4)
-    scores = [score_detail(pack, r) for r in rows]
+    samples = typed(pack, rows)
     with pytest.raises(ValueError, match="at least 3 samples"):
-        aggregate_rows(pack, rows, scores, "pass@k", k=3)
+        aggregate_rows(pack, samples, "pass@k", k=3)
     with pytest.raises(ValueError, match="positive integer k"):
-        aggregate_rows(pack, rows, scores, "pass@k")
+        aggregate_rows(pack, samples, "pass@k")
     with pytest.raises(ValueError, match="unknown aggregate"):
-        aggregate_rows(pack, rows, scores, "majority")
-    with pytest.raises(ValueError, match="2 rows but 1 scores"):
-        aggregate_rows(pack, rows, scores[:1], "vote")
+        aggregate_rows(pack, samples, "majority")
+    # rows and scores travel as one typed sample, so they cannot disagree in number; a dict row is refused
+    with pytest.raises(TypeError, match="takes a Scored sample, got dict"):
+        aggregate_rows(pack, rows, "vote")  # type: ignore[arg-type]
 
 
 def test_items_without_target_stay_unscored(pack: Pack) -> None:
     rows = sample_rows("mmlu", "multiple_choice", None, ["B", "B"], ["B", "B"], options=4)
-    scores = [score_detail(pack, r) for r in rows]
-    (item,) = aggregate_rows(pack, rows, scores, "vote")
+    (item,) = aggregate_rows(pack, typed(pack, rows), "vote")
     assert item.outcome == "no_target" and item.n_samples == 2

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from normalize.pack import Pack
 from normalize.registry import REGISTRY, TASK_TYPES
+from normalize.row import read_options_value
 
 OPT_IN_FILE: Final = "opt_in.jsonl"
 RECORDED_FILE: Final = "_recorded.json"
@@ -163,15 +164,11 @@ def _parse_expected(value: Any, path: Path, line: int) -> Observed | None:
 
 
 def _parse_options(value: Any, path: Path, line: int) -> tuple[str, ...] | int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, list)):
-        raise _fail(path, line, f"options must be a list of strings, an int or null, got {value!r}")
-    if isinstance(value, list):
-        if not all(isinstance(o, str) for o in value):
-            raise _fail(path, line, f"options must be a list of strings, got {value!r}")
-        return tuple(value)
-    return value
+    """A sample's options, read by the one reader of options (:func:`normalize.row.read_options_value`)."""
+    try:
+        return read_options_value(value)
+    except ValueError as exc:
+        raise _fail(path, line, str(exc)) from None
 
 
 def _parse_sample(path: Path, line: int, data: dict[str, Any], task_type: str, pack: Pack) -> Sample:

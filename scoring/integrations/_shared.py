@@ -10,7 +10,8 @@ from typing import Any
 
 from normalize import status as st
 from normalize.pack import Pack, load_pack
-from scoring.metrics import NO_ANSWER, SCORED, MathVerifier, Score, score_detail, scoring_config
+from normalize.row import Options, Row, read_options_value
+from scoring.metrics import NO_ANSWER, SCORED, MathVerifier, Score, score_result, scoring_config
 
 _PACKS: dict[str, Pack] = {}
 _PACKS_LOCK = threading.Lock()
@@ -81,8 +82,9 @@ class Verdict:
 
 def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
           options: Sequence[str] | int | None = None, aliases: Any = None,
-          verifier: MathVerifier | None = None) -> Verdict:
-    """Normalize ``output`` for ``task``, parse it and (with a target) score it.
+          verifier: MathVerifier | None = None, task_type: str | None = None) -> Verdict:
+    """Normalize ``output`` for ``task``, parse it and (with a target) score it (``task_type``:
+    the task's type when the caller has already resolved it, so it is resolved once).
 
     An unknown task raises ``ValueError``; a target that cannot be read is ``bad_target``.
 
@@ -93,18 +95,14 @@ def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
     >>> v.status, v.correct, v.strict, v.valid
     ('no_answer', None, 0.0, None)
     """
-    result = pack.run(output, task, options=options)
-    row: dict[str, Any] = {"task": task, "task_type": result.task_type, "status": result.status,
-                           "answer": result.answer, "target": target}
-    if options is not None:
-        row["options"] = list(options) if not isinstance(options, int) else options
-    if aliases is not None:
-        row["aliases"] = aliases
+    result = pack.run(output, task, options=options, task_type=task_type)
+    row = Row(task=task, output=output, options=row_options(options),  # a bad value: pack.run said invalid
+              target=target, aliases=aliases, task_type=result.task_type)
     if verifier is None and _needs_math_verify(pack, task, result.task_type):
         with MathVerifier() as own:
-            score: Score = score_detail(pack, row, verifier=own)
+            score: Score = score_result(pack, row, result, verifier=own)
     else:
-        score = score_detail(pack, row, verifier=verifier)
+        score = score_result(pack, row, result, verifier=verifier)
     return Verdict(task=task, task_type=result.task_type, status=result.status, answer=result.answer,
                    reason=result.reason, correct=score.correct, value=score.value, outcome=score.outcome,
                    metric=score.metric, rules_hash=result.rules_hash, normalized=result.text, note=score.note,
@@ -115,13 +113,17 @@ def _needs_math_verify(pack: Pack, task: str, kind: str) -> bool:
     return kind == "math" and scoring_config(pack, task, kind).metric == "math_verify"
 
 
-def row_options(value: Any) -> Sequence[str] | int | None:
-    """A row's option domain when it is a list of texts or a count; anything else is None."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return list(value)
-    return None
+def row_options(value: Any) -> Options:
+    """A document's option domain as :func:`normalize.row.read_options_value` reads it (the one
+    reader of options); a value it refuses is None (the document names no usable options).
+
+    >>> row_options(["yes", "no"]), row_options(4.0), row_options("A, B")
+    (('yes', 'no'), 4, None)
+    """
+    try:
+        return read_options_value(value)
+    except ValueError:
+        return None
 
 
 def mapping_or_empty(value: Any) -> Mapping[str, Any]:

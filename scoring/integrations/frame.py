@@ -26,9 +26,9 @@ from typing import Any
 from normalize.jsonl import InputRow
 from normalize.lm_eval_log import read_source
 from normalize.pack import Pack
-from normalize.rows import normalize_rows
+from normalize.rows import normalize_rows_typed
 from scoring.integrations._shared import cached_pack
-from scoring.metrics import NO_ANSWER, SCORED, MathVerifier, score_detail
+from scoring.metrics import NO_ANSWER, SCORED, MathVerifier, score_result
 
 __all__ = ["COLUMNS", "results_frame", "results_records"]
 
@@ -62,9 +62,10 @@ def results_records(rows: Iterable[Mapping[str, Any]] | str | Path, pack: Pack |
     the_pack = cached_pack(pack)
     records: list[dict[str, Any]] = []
     with MathVerifier() as verifier:
-        for out in normalize_rows(the_pack, _input_rows(rows, source), progress=False):
-            score = score_detail(the_pack, out, verifier=verifier)
-            parsed = out.get("status") == "ok"
+        for typed in normalize_rows_typed(the_pack, _input_rows(rows, source), progress=False):
+            score = score_result(the_pack, typed.row, typed.result, verifier=verifier)
+            out = typed.out  # the record is written from the output row
+            parsed = typed.result is not None and typed.result.ok
             if score.outcome == SCORED:
                 correct: bool | None = bool(score.correct)
                 valid = 1.0 if score.correct else 0.0

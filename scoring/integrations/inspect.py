@@ -44,7 +44,6 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from normalize.pack import Pack
 from scoring.integrations._shared import Verdict, cached_pack, judge
 
 __all__ = ["normalized", "parse_rate", "strict_accuracy", "to_score", "valid_accuracy"]
@@ -116,8 +115,7 @@ def to_score(verdict: Verdict) -> Score:
                  explanation=f"{verdict_text} by {verdict.metric} ({verdict.value:g}); {changed}")
 
 
-def _target_value(target: Target, pack: Pack, task: str) -> Any:
-    kind = pack.task_type_of(task)
+def _target_value(target: Target, kind: str) -> Any:
     if kind in ("extractive_qa", "open_writing") and len(target) > 1:
         return list(target.target)
     return target.text
@@ -131,11 +129,12 @@ def normalized(task: str, pack: str | None = None) -> Scorer:
     choices bound the letters (a letter past the last is ``out_of_range``, hence no answer).
     """
     the_pack = cached_pack(pack)
-    the_pack.task_type_of(task)  # an unknown task fails when the task is built
+    kind = the_pack.task_type_of(task)  # resolved once; an unknown task fails when the task is built
 
     async def score(state: TaskState, target: Target) -> Score:
         choices = [c.value for c in state.choices] if len(state.choices) else None
         completion = state.output.completion if state.output is not None else None
-        return to_score(judge(the_pack, completion, task, _target_value(target, the_pack, task), options=choices))
+        return to_score(judge(the_pack, completion, task, _target_value(target, kind), options=choices,
+                              task_type=kind))
 
     return score

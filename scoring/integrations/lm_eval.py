@@ -57,7 +57,7 @@ def normalized_json(pack: Pack, response: Any, task: str, options: Sequence[str]
 
     >>> from scoring.integrations._shared import cached_pack
     >>> normalized_json(cached_pack(None), "So the answer is **42**.", "gsm8k")[:60]
-    '{"answer":"42","format":"harness-normalize/lm-eval-filter/1"'
+    '{"answer":"42","extra":{"found_by":"marker"},"format":"harne'
     """
     text = response if isinstance(response, str) or response is None else str(response)
     result = pack.run(text, task, options=options)
@@ -72,6 +72,8 @@ def normalized_json(pack: Pack, response: Any, task: str, options: Sequence[str]
     }
     if options is not None:
         payload["options"] = options
+    if result.extra:  # the parser's record (how the answer was found, dropped units): the metric scores with it
+        payload["extra"] = dict(result.extra)
     return json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
 
 
@@ -164,9 +166,10 @@ def _score_payload(pack: Pack, payload: Mapping[str, Any], task: str, target: An
 
     row = {"task": task, "task_type": payload.get("task_type"), "status": payload.get("status"),
            "answer": payload.get("answer"), "target": target}
-    if "options" in payload:
-        row["options"] = payload["options"]
-    score = score_detail(pack, row)
+    for field in ("options", "extra"):
+        if field in payload:
+            row[field] = payload[field]
+    score = score_detail(pack, row)  # the payload read back: read_output_row's edge
     return Verdict(task=task, task_type=str(payload.get("task_type")), status=str(payload.get("status")),
                    answer=payload.get("answer"), reason=payload.get("reason"), correct=score.correct,
                    value=score.value, outcome=score.outcome, metric=score.metric,

@@ -21,6 +21,7 @@ from normalize import status as st
 from normalize.cli import add_format_option
 from normalize.errors import UsageError
 from normalize.jsonl import InputRow, read_jsonl, write_jsonl
+from normalize.row import read_options_value
 from scoring.cache import Cache, Loglik, LoglikKey, model_id_of, model_revision
 
 if TYPE_CHECKING:
@@ -182,8 +183,9 @@ class CachedScorer:
     model) only for the requests the cache lacks; successful new scores are stored.
 
     ``chunk`` > 0 sends misses to the scorer in chunks of that many requests, calling
-    ``on_chunk(done, total)`` after each (for a progress bar); 0 sends them all at once, which
-    lets the scorer share contexts and sort lengths over the whole run.
+    ``on_chunk(done, total)`` after each (for a progress bar), ordered longest context first
+    with each context's requests together (results stay in request order); 0 sends them all
+    at once, which lets the scorer share contexts and sort lengths over the whole run.
     """
 
     def __init__(self, model_dir: str | Path, *, device: str = "auto", dtype: str = "auto",
@@ -242,6 +244,11 @@ class CachedScorer:
             else:
                 results[i] = LoglikResult(hit.logprob, hit.n_tokens, hit.is_greedy, hit.boundary, None, hit.truncated)
         step = self.chunk or max(1, len(todo))
+        if mode == "pair" and len(todo) > step:
+            # chunks of similar length with each context's requests together: the scorer then
+            # buckets and shares contexts almost as well as over the whole run
+            todo.sort(key=lambda i: (-len(requests[i][0]), requests[i][0], i)
+                      if keys[i] is not None else (1, "", i))
         for start in range(0, len(todo), step):
             part = todo[start:start + step]
             scored = score([requests[i] for i in part])
@@ -276,8 +283,14 @@ def choice_row(data: dict[str, Any]) -> dict[str, Any]:
             if alias in row:
                 row["context"] = row[alias]
                 break
-    if "choices" not in row and isinstance(row.get("options"), list):
-        row["choices"] = row["options"]
+    if "choices" not in row and row.get("options") is not None:
+        # the one reader of ``options`` (numpy arrays and series too); a count or a bad value
+        # is passed on as written, and the row check then says what is wrong with it
+        try:
+            options = read_options_value(row["options"])
+        except ValueError:
+            options = None
+        row["choices"] = list(options) if isinstance(options, tuple) else row["options"]
     target, choices = row.get("target"), row.get("choices")
     if isinstance(target, str) and len(target.strip()) == 1 and isinstance(choices, list):
         index = ord(target.strip().upper()) - ord("A")

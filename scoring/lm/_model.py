@@ -174,3 +174,21 @@ def load_causal_lm(
         attn_implementation=attn,
         max_length=resolve_max_length(model.config, tokenizer),
     )
+
+
+def non_embedding_parameters(model: Any) -> int:
+    """Parameters outside embedding tables and the output projection: the N of MFU.
+
+    The usual convention (Kaplan et al. 2020; Chinchilla): a forward pass costs 2·N FLOPs per
+    token (training 6·N) with N excluding the input embeddings, position embeddings and the LM
+    head, tied or not.  Every ``torch.nn.Embedding`` and the model's output embeddings are left
+    out; tied weights count once.
+    """
+    import torch
+
+    skip = {id(p) for m in model.modules() if isinstance(m, torch.nn.Embedding)
+            for p in m.parameters()}
+    head = model.get_output_embeddings()
+    if head is not None:
+        skip.update(id(p) for p in head.parameters())
+    return sum(p.numel() for p in model.parameters() if id(p) not in skip)

@@ -21,22 +21,28 @@ Tokenisation follows lm-eval 0.4.13 (``TemplateLM._encode_pair`` and ``loglikeli
   ``context + continuation`` (``LoglikResult.truncated`` counts the dropped context tokens);
   a continuation longer than ``max_length`` tokens is an error.
 
-Speed (what lm-eval does not do): identical (context, continuation) pairs are scored once;
-requests sharing a context are scored together — the context minus its last token runs once
-and its KV cache (``past_key_values``) is expanded over the batch of continuations; logits
-are only produced at positions that predict continuation tokens (``logits_to_keep``) and the
-log-softmax normaliser is computed only there; batches are sorted by length (descending, like
-lm-eval) and right-padded with an attention mask and explicit position ids; the automatic
-batch size halves on out-of-memory and the batch is retried.
+Speed (what lm-eval does not do): every request is tokenized before the first forward pass,
+in batched tokenizer calls, through a bounded cache kept across calls (``encode_cache``);
+identical (context, continuation) pairs are scored once; requests sharing a context are
+scored together — the context minus its last token runs once and its KV cache
+(``past_key_values``) is selected for each continuation row; logits are only produced at
+positions that predict continuation tokens (``logits_to_keep``) and the log-softmax
+normaliser is computed only there; rows are sorted by length (descending, like lm-eval),
+batches are cut by padded token slots and where rows get much shorter, a shared context's
+continuations run in similar-length chunks, all right-padded with an attention mask and
+explicit position ids; the caps halve on out-of-memory and the batch is retried.
+`ScorerStats` times tokenization and forward passes apart and counts padding.
 
 torch and transformers are imported only when a scorer is built.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
-from collections import deque
+import time
+from collections import OrderedDict, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,7 +89,14 @@ class EncodedPair:
 
 @dataclass
 class ScorerStats:
-    """Counters of one scorer's work (per instance; reset with `reset()`)."""
+    """Counters of one scorer's work (per instance; reset with `reset()`).
+
+    Tokenisation and the model's forward passes are timed apart: ``encode_seconds`` covers
+    turning requests into token ids (done for the whole request list before the first forward
+    pass), ``forward_seconds`` the batched scoring of those ids.  ``encode_cache_hits`` counts
+    requests whose encoding came from the scorer's cache (a repeated request, in this call or
+    an earlier one) and ``encode_cache_misses`` those that were tokenized.
+    """
 
     requests: int = 0
     unique_pairs: int = 0
@@ -94,16 +107,83 @@ class ScorerStats:
     #: token slots of every batch tensor (rows × width) and how many of them were padding
     batch_tokens: int = 0
     padding_tokens: int = 0
+    encode_cache_hits: int = 0
+    encode_cache_misses: int = 0
+    encode_seconds: float = 0.0
+    forward_seconds: float = 0.0
 
     @property
     def padding_share(self) -> float:
         """Share of batch token slots that were padding (0.0 before any batch)."""
         return self.padding_tokens / self.batch_tokens if self.batch_tokens else 0.0
 
+    @property
+    def tokens_per_second(self) -> float:
+        """Tokens the model processed per second of forward time (0.0 before any batch)."""
+        return self.forward_tokens / self.forward_seconds if self.forward_seconds else 0.0
+
     def reset(self) -> None:
         """Set every counter back to zero."""
-        for name in self.__dataclass_fields__:
-            setattr(self, name, 0)
+        for name, spec in self.__dataclass_fields__.items():
+            setattr(self, name, spec.default)
+
+
+class EncodeCache:
+    """Bounded least-recently-used store of request encodings, kept across calls.
+
+    Keys are the raw ``(context, continuation)`` strings (pairs) and context strings (the
+    context's own encoding, shared by every continuation of that context).  A scorer keeps
+    one, so re-scoring a request set, PMI's repeated unconditional context and a context shared
+    by several choices skip the tokenizer.  ``max_entries`` bounds each of the two stores.
+
+    >>> cache = EncodeCache(max_entries=2)
+    >>> cache.put_context("a", (1,)); cache.put_context("b", (2,)); cache.put_context("c", (3,))
+    >>> cache.context("a") is None, cache.context("c")
+    (True, (3,))
+    """
+
+    def __init__(self, max_entries: int = 1 << 16) -> None:
+        if max_entries < 1:
+            raise UsageError(f"max_entries must be a positive int, got {max_entries!r}")
+        self.max_entries = max_entries
+        self._pairs: OrderedDict[tuple[str, str], EncodedPair] = OrderedDict()
+        self._contexts: OrderedDict[str, tuple[int, ...]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def pair(self, key: tuple[str, str]) -> EncodedPair | None:
+        """The cached encoding of a request, or None."""
+        found = self._pairs.get(key)
+        if found is not None:
+            self._pairs.move_to_end(key)
+        return found
+
+    def put_pair(self, key: tuple[str, str], value: EncodedPair) -> None:
+        """Store a request's encoding, evicting the least recently used beyond the bound."""
+        self._pairs[key] = value
+        self._pairs.move_to_end(key)
+        while len(self._pairs) > self.max_entries:
+            self._pairs.popitem(last=False)
+
+    def context(self, text: str) -> tuple[int, ...] | None:
+        """The cached encoding of a context string, or None."""
+        found = self._contexts.get(text)
+        if found is not None:
+            self._contexts.move_to_end(text)
+        return found
+
+    def put_context(self, text: str, ids: tuple[int, ...]) -> None:
+        """Store a context's encoding, evicting the least recently used beyond the bound."""
+        self._contexts[text] = ids
+        self._contexts.move_to_end(text)
+        while len(self._contexts) > self.max_entries:
+            self._contexts.popitem(last=False)
+
+    def clear(self) -> None:
+        """Drop every stored encoding."""
+        self._pairs.clear()
+        self._contexts.clear()
 
 
 def move_trailing_whitespace(context: str, continuation: str) -> tuple[str, str]:
@@ -172,18 +252,64 @@ class _Unit:
     def shared(self) -> bool:
         return len(self.prefix) > 0 and len(self.conts) > 1
 
-    def cost(self) -> int:
-        longest = max(len(c) for c in self.conts)
-        if self.shared:
-            return len(self.prefix) + len(self.conts) * longest
-        return len(self.conts) * (len(self.prefix) + longest)
-
     def split(self) -> tuple[_Unit, _Unit]:
         half = len(self.conts) // 2
-        return (
-            _Unit(self.prefix, self.last, self.conts[:half], self.keys[:half]),
-            _Unit(self.prefix, self.last, self.conts[half:], self.keys[half:]),
-        )
+        return self.take(0, half), self.take(half, len(self.conts))
+
+    def take(self, start: int, stop: int) -> _Unit:
+        """The unit with only continuations ``start:stop``."""
+        return _Unit(self.prefix, self.last, self.conts[start:stop], self.keys[start:stop])
+
+
+def _width(unit: _Unit) -> int:
+    """The length a unit is sorted and bucketed by: its prefix when shared, else its row."""
+    return len(unit.prefix) if unit.shared else len(unit.prefix) + max(map(len, unit.conts))
+
+
+class _BatchShape:
+    """Padded token slots of a batch being filled, as `_forward_flat`/`_forward_shared` lay it
+    out: flat rows are ``prefix + last + cont[:-1]`` padded to the longest; a shared batch has
+    a prefix tensor (units × longest prefix) and continuation rows that also hold the expanded
+    KV cache of their prefix (rows × (longest prefix + longest continuation))."""
+
+    def __init__(self) -> None:
+        self.units = self.rows = self.prefix = self.cont = self.flat = 0
+
+    def _grown(self, unit: _Unit) -> tuple[int, int, int, int, int]:
+        longest = max(map(len, unit.conts))
+        return (self.units + 1, self.rows + len(unit.conts), max(self.prefix, len(unit.prefix)),
+                max(self.cont, longest), max(self.flat, len(unit.prefix) + longest))
+
+    def cost_with(self, unit: _Unit) -> int:
+        """Padded token slots of the batch once ``unit`` joins it."""
+        units, rows, prefix, cont, flat = self._grown(unit)
+        if unit.shared:
+            return units * prefix + rows * (prefix + cont)
+        return rows * flat
+
+    def add(self, unit: _Unit) -> None:
+        self.units, self.rows, self.prefix, self.cont, self.flat = self._grown(unit)
+
+
+def length_chunks(lengths: Sequence[int], ratio: float = 0.75, min_rows: int = 2) -> list[int]:
+    """Where to cut rows sorted by length (longest first) into similar-length chunks.
+
+    A chunk ends before the first row no longer than ``ratio`` × the chunk's width once it
+    holds ``min_rows`` rows.  Returns the start index of every chunk.
+
+    >>> length_chunks([30, 29, 28, 27, 20, 19, 18, 17, 16, 10])
+    [0, 4, 9]
+    >>> length_chunks([5, 1])
+    [0]
+    >>> length_chunks([5, 5, 1])
+    [0, 2]
+    """
+    starts = [0] if lengths else []
+    for i, n in enumerate(lengths):
+        start = starts[-1]
+        if i - start >= min_rows and n <= ratio * lengths[start]:
+            starts.append(i)
+    return starts
 
 
 def is_oom(exc: BaseException) -> bool:
@@ -205,12 +331,19 @@ def is_oom(exc: BaseException) -> bool:
 class LogLikelihoodScorer:
     """Score (context, continuation) pairs with a local Hugging Face causal LM.
 
-    ``batch_size`` is the most continuation rows per forward pass, or ``"auto"`` (64 rows and
-    8192 tokens on CPU; 256 rows and a token budget from free GPU memory on CUDA).  Either
-    way it halves on out-of-memory and retries.  ``max_length`` overrides the context length
-    read from the config (lm-eval's ``max_length``).  With ``project_hidden`` (default) the
-    output projection is applied only to hidden states at continuation positions, after a
-    probe at start-up checks that ``lm_head(base_model(x))`` equals the model's logits.
+    ``batch_size`` is the most continuation rows per forward pass, or ``"auto"``: then only
+    the token budget bounds a batch (no row cap of its own).  ``token_budget`` is the most
+    padded token slots per pass (a shared-context batch also counts the KV cache its rows
+    hold); by default 8192 on CPU and `token_budget_from_memory` on CUDA with ``"auto"``,
+    unbounded with an integer ``batch_size``.  Either cap halves on out-of-memory and the
+    batch is retried.  With ``bucket_by_length`` (default) rows are sorted longest first and
+    batches and continuation chunks hold rows of similar length; False keeps arrival order
+    (for comparison: results are the same, padding is not).  ``encode_cache_size`` bounds the
+    scorer's `encode_cache` (requests and contexts kept, each).  ``max_length`` overrides the
+    context length read from the config (lm-eval's ``max_length``).  With ``project_hidden``
+    (default) the output projection is applied only to hidden states at continuation
+    positions, after a probe at start-up checks that ``lm_head(base_model(x))`` equals the
+    model's logits.
     """
 
     def __init__(
@@ -224,7 +357,13 @@ class LogLikelihoodScorer:
         max_length: int | None = None,
         loaded: LoadedModel | None = None,
         project_hidden: bool = True,
+        token_budget: int | None = None,
+        bucket_by_length: bool = True,
+        encode_cache_size: int = 1 << 16,
     ) -> None:
+        self._encode_cache = EncodeCache(encode_cache_size)
+        if token_budget is not None and (not isinstance(token_budget, int) or token_budget < 1):
+            raise UsageError(f"token_budget must be a positive int, got {token_budget!r}")
         if batch_size != "auto" and (not isinstance(batch_size, int) or batch_size < 1):
             raise UsageError(f"batch_size must be 'auto' or a positive int, got {batch_size!r}")
         if max_length is not None and max_length < 2:
@@ -245,7 +384,8 @@ class LogLikelihoodScorer:
         self._vocab = int(self.model.get_input_embeddings().weight.shape[0])
         pad = self.tokenizer.pad_token_id
         self._pad_id = int(pad if pad is not None else (self.prefix_token_id or 0))
-        self._max_rows, self._max_tokens = self._initial_caps(batch_size)
+        self.bucket_by_length = bucket_by_length
+        self._max_rows, self._max_tokens = self._initial_caps(batch_size, token_budget)
         self._prefix_str = self.tokenizer.decode([self.prefix_token_id])
         self._head: Any = self._probe_head() if project_hidden else None
 
@@ -257,10 +397,15 @@ class LogLikelihoodScorer:
         *,
         max_length: int | None = None,
         project_hidden: bool = True,
+        token_budget: int | None = None,
+        bucket_by_length: bool = True,
+        encode_cache_size: int = 1 << 16,
     ) -> LogLikelihoodScorer:
-        """A scorer over an already loaded model (shares weights; own batch size and stats)."""
+        """A scorer over an already loaded model (shares weights; own batch size, stats and
+        encode cache)."""
         return cls("", batch_size=batch_size, max_length=max_length, loaded=loaded,
-                   project_hidden=project_hidden)
+                   project_hidden=project_hidden, token_budget=token_budget,
+                   bucket_by_length=bucket_by_length, encode_cache_size=encode_cache_size)
 
     # ----------------------------------------------------------------- tokenisation
 
@@ -273,36 +418,125 @@ class LogLikelihoodScorer:
             raise ValueError("tokenizer has neither a BOS nor an EOS token for empty contexts")
         return int(token)
 
+    @property
+    def encode_cache(self) -> EncodeCache:
+        """This scorer's cache of request encodings (created on first use by subclasses that
+        set up their own attributes)."""
+        cache = self.__dict__.get("_encode_cache")
+        if cache is None:
+            cache = self.__dict__["_encode_cache"] = EncodeCache()
+        return cache
+
     def _encode(self, text: str) -> list[int]:
         """lm-eval's tok_encode: tokenizer defaults, no special tokens if text starts with BOS."""
-        if self._prefix_str and text.startswith(self._prefix_str):
-            return list(self.tokenizer.encode(text, add_special_tokens=False))
-        return list(self.tokenizer.encode(text))
+        return self._encode_many([text])[0]
+
+    def _encode_many(self, texts: Sequence[str]) -> list[list[int]]:
+        """`_encode` over many texts in one tokenizer call per special-token setting."""
+        out: list[list[int]] = [[] for _ in texts]
+        plain = [i for i, t in enumerate(texts)
+                 if not (self._prefix_str and t.startswith(self._prefix_str))]
+        plain_set = set(plain)
+        raw = [i for i in range(len(texts)) if i not in plain_set]
+        for indices, special in ((plain, True), (raw, False)):
+            for i, ids in zip(indices, self._tokenize([texts[i] for i in indices], special),
+                              strict=True):
+                out[i] = ids
+        return out
+
+    def _tokenize(self, texts: list[str], add_special_tokens: bool) -> list[list[int]]:
+        """Token ids of each text, one batched tokenizer call (same ids as ``encode``)."""
+        if not texts:
+            return []
+        ids = self.tokenizer(texts, add_special_tokens=add_special_tokens)["input_ids"]
+        return [list(map(int, row)) for row in ids]
 
     def encode_pair(self, context: str, continuation: str) -> EncodedPair:
         """Token ids for one request following lm-eval's boundary rule (see module doc)."""
-        if not isinstance(context, str) or not isinstance(continuation, str):
-            return EncodedPair((), (), "", error="context and continuation must be strings")
-        if continuation == "":
-            return EncodedPair((), (), "", error="empty continuation")
-        context, continuation = move_trailing_whitespace(context, continuation)
-        if context == "":
-            cont = list(self.tokenizer.encode(continuation, add_special_tokens=False))
-            if not cont:
-                return EncodedPair((), (), "prefix", error="continuation encodes to no tokens")
-            if cont[0] != self.prefix_token_id:
-                ctx, conts = [self.prefix_token_id], cont
+        return self.encode_pairs([(context, continuation)])[0]
+
+    def encode_pairs(self, requests: Sequence[Any]) -> list[EncodedPair]:
+        """`encode_pair` for every request, with batched tokenizer calls and the encode cache.
+
+        Identical requests are encoded once; a context's encoding is shared by all its
+        continuations; requests and contexts seen before (this call or an earlier one) come
+        from `encode_cache` (``stats.encode_cache_hits``).  A malformed request gets an
+        `EncodedPair` with ``error`` set.  Results are in request order.
+        """
+        cache = self.encode_cache
+        out: list[EncodedPair | None] = [None] * len(requests)
+        todo: dict[tuple[str, str], list[int]] = {}
+        for i, request in enumerate(requests):
+            if not (isinstance(request, tuple | list) and len(request) == 2):
+                out[i] = EncodedPair((), (), "", error=f"bad request {request!r:.80}")
+                continue
+            context, continuation = request
+            if not isinstance(context, str) or not isinstance(continuation, str):
+                out[i] = EncodedPair((), (), "", error="context and continuation must be strings")
+                continue
+            if continuation == "":
+                out[i] = EncodedPair((), (), "", error="empty continuation")
+                continue
+            key = (context, continuation)
+            found = cache.pair(key)
+            if found is not None:
+                out[i] = found
+                self.stats.encode_cache_hits += 1
+            elif key in todo:
+                todo[key].append(i)
+                self.stats.encode_cache_hits += 1
             else:
-                ctx, conts = cont[:1], cont[1:]
-            return self._finish(ctx, conts, "prefix")
-        ctx = self._encode(context)
-        whole = self._encode(context + continuation)
-        found = split_whole(ctx, whole, None) or split_whole(
-            ctx, whole, self.tokenizer.encode(continuation, add_special_tokens=False)
-        )
-        if found is None:  # unreachable: split_whole returns a pair given continuation ids
-            raise RuntimeError("split_whole returned None with continuation ids")
-        return self._finish(ctx, list(found[0]), found[1])
+                todo[key] = [i]
+                self.stats.encode_cache_misses += 1
+        for key, value in zip(todo, self._encode_new(list(todo)), strict=True):
+            cache.put_pair(key, value)
+            for i in todo[key]:
+                out[i] = value
+        return [enc for enc in out if enc is not None]
+
+    def _encode_new(self, keys: list[tuple[str, str]]) -> list[EncodedPair]:
+        """Encode requests not in the cache: contexts, wholes and (where needed) continuations
+        each in one batched tokenizer call."""
+        cache = self.encode_cache
+        moved = [move_trailing_whitespace(c, x) for c, x in keys]
+        ctx_ids: dict[str, tuple[int, ...]] = {}
+        for context in dict.fromkeys(c for c, _ in moved if c):
+            got = cache.context(context)
+            if got is not None:
+                ctx_ids[context] = got
+        fresh = list(dict.fromkeys(c for c, _ in moved if c and c not in ctx_ids))
+        for text, ids in zip(fresh, self._encode_many(fresh), strict=True):
+            ctx_ids[text] = tuple(ids)
+            cache.put_context(text, ctx_ids[text])
+        joint = [i for i, (c, _) in enumerate(moved) if c]
+        wholes = self._encode_many([moved[i][0] + moved[i][1] for i in joint])
+        whole_of = dict(zip(joint, wholes, strict=True))
+        found: dict[int, tuple[tuple[int, ...], str]] = {}
+        for i in joint:
+            split = split_whole(ctx_ids[moved[i][0]], whole_of[i], None)
+            if split is not None:
+                found[i] = split
+        alone = [i for i in range(len(moved)) if i not in found]
+        alone_ids = self._tokenize([moved[i][1] for i in alone], False)
+        cont_of = dict(zip(alone, alone_ids, strict=True))
+        results: list[EncodedPair] = []
+        for i, (context, _) in enumerate(moved):
+            if context == "":
+                cont = cont_of[i]
+                if not cont:
+                    results.append(EncodedPair((), (), "prefix",
+                                               error="continuation encodes to no tokens"))
+                elif cont[0] != self.prefix_token_id:
+                    results.append(self._finish([self.prefix_token_id], cont, "prefix"))
+                else:
+                    results.append(self._finish(cont[:1], cont[1:], "prefix"))
+                continue
+            ctx = ctx_ids[context]
+            if i in found:
+                results.append(self._finish(ctx, found[i][0], found[i][1]))
+            else:
+                results.append(self._finish(ctx, cont_of[i], "separate"))
+        return results
 
     def _finish(self, ctx: Sequence[int], cont: Sequence[int], boundary: str) -> EncodedPair:
         if not cont:
@@ -326,24 +560,28 @@ class LogLikelihoodScorer:
     # ----------------------------------------------------------------- public scoring
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[LoglikResult]:
-        """Score each (context, continuation); results are in request order."""
-        cache: dict[tuple[str, str], EncodedPair] = {}
-        encoded: list[EncodedPair] = []
-        for request in requests:
-            if not (isinstance(request, tuple | list) and len(request) == 2):
-                encoded.append(EncodedPair((), (), "", error=f"bad request {request!r:.80}"))
-                continue
-            key = (request[0], request[1])
-            if key not in cache:
-                cache[key] = self.encode_pair(*key)
-            encoded.append(cache[key])
-        return self._score_encoded(encoded)
+        """Score each (context, continuation); results are in request order.
+
+        Every request is tokenized (or found in `encode_cache`) before the first forward pass;
+        ``stats.encode_seconds`` and ``stats.forward_seconds`` time the two phases apart.
+        """
+        start = time.perf_counter()
+        encoded = self.encode_pairs(requests)
+        self.stats.encode_seconds += time.perf_counter() - start
+        return self._score_timed(encoded)
 
     def loglikelihood_tokens(
         self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]
     ) -> list[LoglikResult]:
         """Score (context ids, continuation ids) pairs as given (boundary ``"tokens"``)."""
-        return self._score_encoded([self._finish(c, x, "tokens") for c, x in pairs])
+        return self._score_timed([self._finish(c, x, "tokens") for c, x in pairs])
+
+    def _score_timed(self, encoded: Sequence[EncodedPair]) -> list[LoglikResult]:
+        start = time.perf_counter()
+        try:
+            return self._score_encoded(encoded)
+        finally:
+            self.stats.forward_seconds += time.perf_counter() - start
 
     def loglikelihood_rolling(self, texts: Sequence[str]) -> list[LoglikResult]:
         """Log-likelihood of whole texts conditioned on the prefix token, in disjoint windows.
@@ -384,18 +622,22 @@ class LogLikelihoodScorer:
 
     # ----------------------------------------------------------------- engine
 
-    def _initial_caps(self, batch_size: int | Literal["auto"]) -> tuple[int, int]:
+    def _initial_caps(self, batch_size: int | Literal["auto"],
+                      token_budget: int | None) -> tuple[int, int]:
+        """(most rows, most padded token slots) per forward pass."""
         if batch_size != "auto":
-            return batch_size, 1 << 30
-        if self.device.type != "cuda":
-            return 64, 8192
-        import torch
+            return batch_size, token_budget or 1 << 30
+        if token_budget is None:
+            if self.device.type != "cuda":
+                token_budget = 8192
+            else:
+                import torch
 
-        free, _total = torch.cuda.mem_get_info(self.device)
-        bytes_per_token = self._vocab * 10 + 64 * int(self.model.config.hidden_size)
-        tokens = max(256, min(1 << 17, int(free * 0.3) // bytes_per_token))
-        # rows follow memory too (no fixed 256-row cap): the token budget bounds the batch
-        return max(256, tokens // 32), tokens
+                free, _total = torch.cuda.mem_get_info(self.device)
+                token_budget = token_budget_from_memory(
+                    free, self._vocab, int(self.model.config.hidden_size))
+        # no row cap of its own: a row holds at least one token, the budget bounds the batch
+        return token_budget, token_budget
 
     def _score_encoded(self, encoded: Sequence[EncodedPair]) -> list[LoglikResult]:
         self.stats.requests += len(encoded)
@@ -423,6 +665,13 @@ class LogLikelihoodScorer:
     def _build_units(
         self, unique: dict[tuple[tuple[int, ...], tuple[int, ...]], int]
     ) -> list[_Unit]:
+        """Group rows by context; with ``bucket_by_length`` order them longest first.
+
+        Rows whose context is shared (several continuations, a prefix to cache) form one
+        unit; the others are one unit per row.  Sorted by length (descending, like lm-eval:
+        out-of-memory shows up at once) neighbours have similar lengths, so the token budget
+        cuts batches whose rows pad little; otherwise units keep the order of first appearance.
+        """
         by_context: dict[tuple[int, ...], _Unit] = {}
         for (ctx, cont), key in unique.items():
             unit = by_context.get(ctx)
@@ -430,38 +679,54 @@ class LogLikelihoodScorer:
                 unit = by_context[ctx] = _Unit(ctx[:-1], ctx[-1])
             unit.conts.append(cont)
             unit.keys.append(key)
-        units: list[_Unit] = []
+        flat: list[_Unit] = []
+        shared: list[_Unit] = []
         for unit in by_context.values():
+            if unit.shared:
+                shared.append(unit)
+            else:
+                flat.extend(unit.take(i, i + 1) for i in range(len(unit.conts)))
+        if not self.bucket_by_length:
+            return sorted(flat + shared, key=lambda u: u.keys[0])
+        for unit in shared:
             order = sorted(range(len(unit.conts)), key=lambda i: -len(unit.conts[i]))
             unit.conts = [unit.conts[i] for i in order]
             unit.keys = [unit.keys[i] for i in order]
-            units.append(unit)
-        # Longest first (like lm-eval): similar lengths share a batch, OOM shows up at once.
-        units.sort(key=lambda u: (u.shared, -(len(u.prefix) + max(map(len, u.conts)))))
-        return units
+        flat.sort(key=lambda u: -(len(u.prefix) + len(u.conts[0])))
+        shared.sort(key=lambda u: (-len(u.prefix), -len(u.conts[0])))
+        return flat + shared
+
+    def _pieces(self, unit: _Unit) -> Iterator[_Unit]:
+        """The unit, cut into row ranges that each fit the row cap and the token budget."""
+        start = 0
+        while start < len(unit.conts):
+            stop = min(len(unit.conts), start + self._max_rows)
+            while stop - start > 1 and _BatchShape().cost_with(
+                    unit.take(start, stop)) > self._max_tokens:
+                stop = start + (stop - start) // 2
+            yield unit.take(start, stop) if (start, stop) != (0, len(unit.conts)) else unit
+            start = stop
 
     def _batches(self, units: list[_Unit]) -> Iterator[list[_Unit]]:
+        """Consecutive units while rows and padded token slots stay within the caps.
+
+        With ``bucket_by_length`` a batch also ends where the (sorted) units get much shorter
+        than its first one, as `length_chunks` cuts: rows of similar length share a batch even
+        when the caps would allow more.
+        """
         batch: list[_Unit] = []
-        rows = cost = 0
-        for unit in units:
-            while len(unit.conts) > self._max_rows:
-                head, unit = _Unit(unit.prefix, unit.last, unit.conts[: self._max_rows],
-                                   unit.keys[: self._max_rows]), _Unit(
-                    unit.prefix, unit.last, unit.conts[self._max_rows:],
-                    unit.keys[self._max_rows:])
-                if batch:
+        shape = _BatchShape()
+        for whole in units:
+            for unit in self._pieces(whole):
+                fits = shape.rows + len(unit.conts) <= self._max_rows and (
+                    shape.cost_with(unit) <= self._max_tokens)
+                if fits and batch and self.bucket_by_length:
+                    fits = len(length_chunks([_width(batch[0]), _width(unit)], min_rows=1)) == 1
+                if batch and (not fits or batch[0].shared != unit.shared):
                     yield batch
-                yield [head]
-                batch, rows, cost = [], 0, 0
-            fits = rows + len(unit.conts) <= self._max_rows and (
-                cost + unit.cost() <= self._max_tokens
-            )
-            if batch and (not fits or batch[0].shared != unit.shared):
-                yield batch
-                batch, rows, cost = [], 0, 0
-            batch.append(unit)
-            rows += len(unit.conts)
-            cost += unit.cost()
+                    batch, shape = [], _BatchShape()
+                batch.append(unit)
+                shape.add(unit)
         if batch:
             yield batch
 
@@ -581,7 +846,12 @@ class LogLikelihoodScorer:
         return self._gather(values, hidden, index, conts)
 
     def _forward_shared(self, batch: list[_Unit]) -> list[tuple[float, bool]]:
-        """Context once per unit, its KV cache expanded over the unit's continuations."""
+        """Context once per unit, its KV cache selected for each continuation row.
+
+        With ``bucket_by_length`` the continuation rows run in chunks of similar length (see
+        `length_chunks`), each over its own selection of the prefix cache, so short choices are
+        not padded to the longest one of the batch.
+        """
         import torch
 
         prefixes = [u.prefix for u in batch]
@@ -594,20 +864,38 @@ class LogLikelihoodScorer:
             cache = getattr(out, "past_key_values", None)
         if cache is None:
             raise ValueError("the model returned no KV cache for the shared context")
-        owner = torch.tensor(
-            [i for i, u in enumerate(batch) for _ in u.conts], dtype=torch.long, device=self.device
-        )
-        cache = expand_cache(cache, owner)
+        owners = [i for i, u in enumerate(batch) for _ in u.conts]
         conts = [c for u in batch for c in u.conts]
-        inputs = [[u.last, *c[:-1]] for u in batch for c in u.conts]
-        width = max(map(len, inputs))
-        c_ids, c_mask = self._tensor(inputs, width)
-        p_len = torch.tensor([len(p) for p in prefixes], device=self.device)[owner]
-        pos = p_len[:, None] + torch.arange(width, device=self.device)[None, :]
-        mask = torch.cat([p_mask[owner], c_mask], dim=1)
-        _, values, hidden = self._call(c_ids, mask, pos, 0, use_cache=True, cache=cache)
-        index = [list(range(len(c))) for c in conts]
-        return self._gather(values, hidden, index, conts)
+        lasts = [u.last for u in batch for _ in u.conts]
+        p_len = torch.tensor([len(p) for p in prefixes], device=self.device)
+        order = list(range(len(conts)))
+        starts = [0]
+        if self.bucket_by_length:
+            order.sort(key=lambda r: -len(conts[r]))
+            # at least 8 rows a chunk: a pass per handful of rows would cost more in calls
+            starts = length_chunks([len(conts[r]) for r in order], min_rows=8)
+        results: list[tuple[float, bool]] = [(0.0, False)] * len(conts)
+        for n, start in enumerate(starts):
+            rows = order[start:starts[n + 1] if n + 1 < len(starts) else len(order)]
+            owner = torch.tensor([owners[r] for r in rows], dtype=torch.long, device=self.device)
+            last_chunk = n + 1 == len(starts)
+            chunk_cache = expand_cache(cache, owner) if last_chunk else select_cache(cache, owner)
+            inputs = [[lasts[r], *conts[r][:-1]] for r in rows]
+            width = max(map(len, inputs))
+            c_ids, c_mask = self._tensor(inputs, width)
+            first = p_len[owner][:, None]
+            pos = first + torch.arange(width, device=self.device)[None, :]
+            # padding slots stay at a real position: past the longest row they could run off
+            # the model's position table (a long prefix padded to another row's width)
+            pos = torch.where(c_mask.bool(), pos, first)
+            mask = torch.cat([p_mask[owner], c_mask], dim=1)
+            _, values, hidden = self._call(c_ids, mask, pos, 0, use_cache=True, cache=chunk_cache)
+            chunk_conts = [conts[r] for r in rows]
+            index = [list(range(len(c))) for c in chunk_conts]
+            for r, value in zip(rows, self._gather(values, hidden, index, chunk_conts),
+                                strict=True):
+                results[r] = value
+        return results
 
     def _gather(self, values: torch.Tensor, hidden: bool, index: list[list[int]],
                 conts: list[tuple[int, ...]]) -> list[tuple[float, bool]]:
@@ -643,6 +931,35 @@ def expand_cache(cache: Any, index: torch.Tensor) -> Any:
     if isinstance(cache, tuple):  # legacy tuple-of-tuples cache
         return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
     raise ValueError(f"cannot expand a KV cache of type {type(cache).__name__}")
+
+
+def select_cache(cache: Any, index: torch.Tensor) -> Any:
+    """Rows of a KV cache by index (repeats allowed) as a new cache; ``cache`` is unchanged."""
+    if isinstance(cache, tuple):
+        return expand_cache(cache, index)
+    if not hasattr(cache, "reorder_cache"):
+        raise ValueError(f"cannot select rows of a KV cache of type {type(cache).__name__}")
+    fresh = copy.copy(cache)
+    if isinstance(getattr(cache, "layers", None), list):  # transformers >= 4.56
+        fresh.layers = [copy.copy(layer) for layer in cache.layers]
+    for name in ("key_cache", "value_cache"):  # older DynamicCache: lists of tensors
+        if isinstance(getattr(cache, name, None), list):
+            setattr(fresh, name, list(getattr(cache, name)))
+    fresh.reorder_cache(index)
+    return fresh
+
+
+def token_budget_from_memory(free_bytes: int, vocab: int, hidden: int) -> int:
+    """Padded token slots per forward pass that fit 30% of free accelerator memory.
+
+    A slot is costed at ``10 × vocab + 64 × hidden`` bytes (logits in two precisions plus
+    activations and KV cache), floored at 256 and capped at 2**17.
+
+    >>> token_budget_from_memory(80 << 30, 128256, 4096)
+    16682
+    """
+    per_token = vocab * 10 + 64 * hidden
+    return max(256, min(1 << 17, int(free_bytes * 0.3) // per_token))
 
 
 def failed(results: Sequence[LoglikResult]) -> list[int]:

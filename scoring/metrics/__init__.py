@@ -97,7 +97,10 @@ from scoring.metrics._registry import (
     validate_scoring_section,
 )
 from scoring.metrics._rows import (
+    Scored,
     compare,
+    read_output_row,
+    read_scored,
     read_targets,
     score_answer,
     score_detail,
@@ -138,6 +141,7 @@ __all__ = [
     "NoMetricParams",
     "Outcome",
     "Score",
+    "Scored",
     "ScoringConfig",
     "alias_candidates",
     "canonicalize_json",
@@ -155,6 +159,8 @@ __all__ = [
     "number_out_of_range",
     "numeric_match",
     "parse_number",
+    "read_output_row",
+    "read_scored",
     "read_targets",
     "score_answer",
     "score_detail",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from normalize import Result
@@ -198,14 +198,40 @@ def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathV
     return replace(score, answer=answer)
 
 
-def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:
-    """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...):
-    the dict edge of :func:`score_result`, which it reads into a :class:`~normalize.row.Row` and a
-    :class:`~normalize.Result` (the row's ``task_type``, else its task's, decides the type)."""
+@dataclass(frozen=True)
+class Scored:
+    """One row scored, typed end to end: the :class:`~normalize.row.Row`, what the pack made of it
+    (its :class:`~normalize.Result`, ``None`` when the pack did not run it: a line that is not a
+    JSON object, or no known task) and the :class:`Score`.  Reports and aggregation take these;
+    dicts exist only where JSON is read (:func:`read_output_row`) or written."""
+
+    row: Row
+    result: Result | None
+    score: Score
+
+    @property
+    def status(self) -> st.Status:
+        """The row's status: the result's, ``invalid`` for a row the pack did not run."""
+        return self.result.status if self.result is not None else st.INVALID
+
+
+def read_output_row(pack: Pack, row: Mapping[str, Any], line: int = 0) -> tuple[Row, Result | None]:
+    """An output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``status``,
+    ``target``...) read back into a :class:`~normalize.row.Row` and a :class:`~normalize.Result`:
+    the JSONL edge of a written run (``score --resume``, rows from a harness).  The row's
+    ``task_type``, else its task's, decides the type; ``None`` for the result when neither is known.
+
+    >>> from normalize import load_pack
+    >>> row, result = read_output_row(load_pack(), {"task": "gsm8k", "answer": "4", "status": "ok", "target": 4})
+    >>> row.target, result.task_type, result.answer
+    (4, 'math', '4')
+    """
     kind = row_task_type(pack, row)
-    typed = Row.from_mapping(row)
+    typed = Row.from_mapping(row, line)
+    if kind is None:
+        return typed, None
     task = row.get("task")
-    result = None if kind is None else Result(
+    result = Result(
         raw=None,
         text=row.get("normalized"),
         status=row.get("status", st.OK),
@@ -216,9 +242,21 @@ def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier |
         answer=row.get("answer"),
         extra=row["extra"] if isinstance(row.get("extra"), dict) else {},
     )
-    if result is not None and isinstance(task, str) and typed.task is None:
+    if isinstance(task, str) and typed.task is None:
         typed = replace(typed, task=task)  # an empty task name still picks its (empty) scoring entry
-    return score_result(pack, typed, result, verifier=verifier)
+    return typed, result
+
+
+def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:
+    """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...):
+    the dict edge of :func:`score_result` (see :func:`read_output_row`)."""
+    return score_result(pack, *read_output_row(pack, row), verifier=verifier)
+
+
+def read_scored(pack: Pack, row: Mapping[str, Any], *, line: int = 0, verifier: MathVerifier | None = None) -> Scored:
+    """An output row read back (:func:`read_output_row`) and scored."""
+    typed, result = read_output_row(pack, row, line)
+    return Scored(typed, result, score_result(pack, typed, result, verifier=verifier))
 
 
 def score_row(pack: Pack, row: Mapping[str, Any]) -> bool | None:
