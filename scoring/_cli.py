@@ -55,7 +55,7 @@ from scoring._html_cli import (
 )
 from scoring._items import Item, item_of, task_label
 from scoring._textsim import TextSettings, paired_text_report
-from scoring.aggregate import AGGREGATES, SampleAggregator
+from scoring.aggregate import AGGREGATES, SampleAggregator, slim
 from scoring.metrics import (
     METRICS,
     NO_ANSWER,
@@ -173,7 +173,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     def consume(records: list[Record]) -> None:
         for sample, item in records:
-            if samples is None:
+            if samples is None or sample is None:
                 builder.add(item)
                 continue
             samples.add(sample)
@@ -186,8 +186,10 @@ def cmd_score(args: argparse.Namespace) -> int:
             open_output(None if rows_to == "-" else rows_to, meta=meta, resume=args.resume, atomic=rows_to != os.devnull) \
             as output:
         for line in output.kept_lines():  # the scored rows written so far, read back at the JSONL edge
-            consume([score_record(read_scored(pack, restore_written_values(json.loads(line)), verifier=verifier))])
-        worker = functools.partial(score_chunk, pack, args.output is not None, verifier if jobs == 1 else None)
+            consume([score_record(read_scored(pack, restore_written_values(json.loads(line)), verifier=verifier),
+                                  keep_sample=samples is not None)])
+        worker = functools.partial(score_chunk, pack, args.output is not None, verifier if jobs == 1 else None,
+                                   keep_samples=samples is not None)
         with progress_bar(args.input, enabled=not args.no_progress, desc="score") as advance:
             done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
         if done.interrupted:
@@ -235,19 +237,21 @@ def add_score_fields(out: dict[str, Any], score: Score) -> None:
 
 
 #: What the report needs of one scored row: the sample (slimmed by the aggregator) and its item.
-Record = tuple[Scored, Item]
+#: A scored row's report item, with the slimmed sample when ``--aggregate`` needs it (else None:
+#: with ``--jobs`` records cross a pipe, and the raw output and trace need not).
+Record = tuple[Scored | None, Item]
 
 
-def score_record(sample: Scored) -> Record:
-    """One scored row and its report item: the report counts the item, or (for --aggregate) the
-    aggregator takes the sample and the report keeps only the item's text-metric, ranking or judge
-    facts (a corpus is made of rows, and both orders of a judged pair share an id without being
-    samples of one answer)."""
-    return sample, item_of(sample)
+def score_record(sample: Scored, *, keep_sample: bool = True) -> Record:
+    """One scored row's report item, and its slimmed sample when ``keep_sample``: the report counts
+    the item, or (for --aggregate) the aggregator takes the sample and the report keeps only the
+    item's text-metric, ranking or judge facts (a corpus is made of rows, and both orders of a
+    judged pair share an id without being samples of one answer)."""
+    return (slim(sample) if keep_sample else None), item_of(sample)
 
 
 def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
-                chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Record]]:
+                chunk: list[tuple[int, bytes]], *, keep_samples: bool = True) -> tuple[bytes, list[Record]]:
     """Normalize and score a chunk of raw lines: their output lines (when wanted) and report records."""
     verifier = verifier if verifier is not None else _verifier_here()
     parts: list[bytes] = []
@@ -259,7 +263,7 @@ def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
             out = typed.out
             add_score_fields(out, score)
             parts.append(encode_row(out))
-        records.append(score_record(Scored(typed.row, typed.result, score)))
+        records.append(score_record(Scored(typed.row, typed.result, score), keep_sample=keep_samples))
     return b"".join(parts), records
 
 
