@@ -185,6 +185,26 @@ def test_statement_selection_and_contradictions() -> None:
     assert run(r"Either $\boxed{2}$ or $\boxed{3}$ might work.").status == st.CONTRADICTORY
 
 
+def test_boxes_for_the_parts_of_a_question_are_one_list() -> None:
+    # a typeset connective ending in "and" names the next part: one statement listing both
+    r = run(r"$$\boxed{(2, 5)} \text{ for part (a) and } \boxed{(4, 1)}$$")
+    assert (r.status, r.answer) == (st.OK, r"\{(2, 5), (4, 1)\}")
+    r = run(r"$\boxed{12}$ \text{ in the first case, and } $\boxed{7}$")
+    assert (r.status, r.answer) == (st.OK, r"\{12, 7\}")
+    # hedging still wins, and free prose between boxes still means two different answers
+    assert run(r"$\boxed{3} \text{ or maybe, and } \boxed{5}$").status == st.CONTRADICTORY
+    assert run(r"We get $\boxed{7}$ and later $\boxed{9}$.").status == st.CONTRADICTORY
+
+
+def test_a_text_answer_typeset_as_a_formula_is_stated() -> None:
+    r = run(r"$$\text{The triangle is isosceles}$$")
+    assert (r.status, r.answer) == (st.OK, r"\text{The triangle is isosceles}")
+    assert run(r"\[ \text{No such integer exists.} \]").status == st.OK
+    # the same words as plain prose are no stated answer, nor is prose around a formula
+    assert run("The triangle is isosceles").status == st.NO_ANSWER
+    assert run(r"I think $\text{the triangle is isosceles}$ here").status == st.NO_ANSWER
+
+
 def test_found_by_is_recorded_on_the_result_and_its_json() -> None:
     cases = {"The answer is 4.": "marker", r"So $\boxed{4}$.": "boxed", "She has 4 left.": "last_number", "#### 4": "marker"}
     for output, method in cases.items():

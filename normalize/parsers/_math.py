@@ -110,7 +110,7 @@ def _candidate(text: str, *, whole: bool) -> str:
     return candidate
 
 
-@parser("math", version=1, params=MathParams)
+@parser("math", version=2, params=MathParams)
 def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     r"""The answer as a canonical mathematical value (see the module docstring).
 
@@ -140,21 +140,38 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
                 if exc.status != st.NO_ANSWER:
                     raise
             else:
-                return _ok(value, ctx)
+                return _ok(value, ctx, typeset=_typeset_text(unboxed))
         candidate = _candidate(unboxed, whole=whole_solution)
         value = read_value(candidate, timeout=params.timeout)
     except NotMath as exc:
         return Parsed(None, exc.status, exc.reason)
     except TimeUp:
         return Parsed(None, st.ERROR, f"reading the answer took longer than {params.timeout:g} s (timeout)")
-    return _ok(value, ctx)
+    return _ok(value, ctx, typeset=False)
 
 
-def _ok(value: MathValue, ctx: ParseContext) -> Parsed:
+def _typeset_text(text: str) -> bool:
+    r"""Whether ``text`` is one ``\text{…}`` set as a formula and nothing else
+    (``$$\text{The midpoints form a regular hexagon}$$``): the model typeset it as its answer.
+
+    >>> _typeset_text(r"$$\text{a regular hexagon}$$"), _typeset_text("a regular hexagon")
+    (True, False)
+    """
+    return text[:1] in "$\\" and compile_pattern(_TYPESET_TEXT).match(text) is not None
+
+
+_TYPESET_TEXT: Final = (
+    r"^(?:\$\$?|\\\[|\\\()\s*\\(?:text|textbf|textrm|mathrm)\s*\{[^{}$]*\}\s*[.]?\s*(?:\$\$?|\\\]|\\\))$"
+)
+
+
+def _ok(value: MathValue, ctx: ParseContext, *, typeset: bool) -> Parsed:
     """The parsed value; a sentence of prose (three words or more) counts as an answer only when
-    stated (a marker or a box): ``I cannot tell.`` is no answer, a bare ``Evelyn`` is one."""
+    stated (a marker, a box, or the whole text typeset as one ``\\text{}`` formula): ``I cannot
+    tell.`` is no answer, a bare ``Evelyn`` is one."""
     words = (value.text or "").split()
-    if value.kind == "text" and len(words) >= 3 and ctx.notes.get("found_by") not in ("marker", "boxed"):
+    if (value.kind == "text" and len(words) >= 3 and not typeset
+            and ctx.notes.get("found_by") not in ("marker", "boxed")):
         return Parsed(None, st.NO_ANSWER, f"no answer stated: {value.text or value.canonical!r} is prose, "
                                           "not marked or boxed as the answer")
     extra = {"dropped": list(value.dropped)} if value.dropped else {}

@@ -105,7 +105,10 @@ class _Statement:
 # decimal point (3.5) or a dot inside $…$ does not end it
 _SENTENCE_END: Final = r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[A-Z\p{Han}]))(?=\s|$)|[!?。！？](?=\s|$)|\n"
 _LIST_JOIN: Final = (
-    r"^(?:\s|\$|,|;|&|\\\\|\\quad|\\qquad|\\,|\\;|\\text\s*\{\s*(?:and|or|,)?\s*\}|(?<![A-Za-z])(?:and|or)(?![A-Za-z])|\\\]|\\\[|\\\(|\\\))*$"
+    r"^(?:\s|\$|,|;|&|\\\\|\\quad|\\qquad|\\,|\\;|\\text\s*\{\s*(?:and|or|,)?\s*\}"
+    # a short typeset connective that ends in "and" names the next part: \text{ for part (a) and }
+    r"|\\text\s*\{[^{}\n]{0,40}(?<![A-Za-z])and\s*\}"
+    r"|(?<![A-Za-z])(?:and|or)(?![A-Za-z])|\\\]|\\\[|\\\(|\\\))*$"
 )
 #: Chat-template tokens (``<|im_start|>``, ``<|eot_id|>``): what follows is not this answer.
 _SPECIAL_TOKEN: Final = r"<\|[A-Za-z_]{2,30}\|>"
@@ -148,7 +151,7 @@ def _value_key(value: str, *, timeout: float) -> Any:
 @rule(
     "extract_math_answer",
     stage="extract",
-    version=1,
+    version=2,
     scope=("math",),
     params=MathAnswerParams,
     idempotent=False,
