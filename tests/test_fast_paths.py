@@ -255,3 +255,35 @@ def test_find_fences_equals_the_scan(text: str) -> None:
 
     fast = [(f.start, f.end, f.content_start, f.content_end, f.lang, f.closed) for f in _fences._fences(text)]
     assert fast == _fences_by_scan(text)
+
+
+@given(hs.lists(hs.sampled_from(_MARKER_PIECES), max_size=30).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_screened_tiers_skip_only_patterns_that_cannot_match(text: str) -> None:
+    folded = fold(text)
+    tiers = tuple(tier for tier in _TIERS if len(tier) > 1)
+    for tier, screened in zip(tiers, extract._screened_tiers(tiers), strict=True):
+        assert [single for single, _ in screened] == [(p,) for p in tier]
+        for single, required in screened:
+            found = extract.marker_matches(single, text, folded, timeout=1.0)
+            if not extract.may_match(required, folded):
+                assert found == [], single
+
+
+def test_answer_marker_refuses_a_non_positive_timeout_even_with_no_marker_in_sight() -> None:
+    params = extract.AnswerMarkerParams(tiers=(("final answer",),))
+    for timeout in (0.0, -1.0):
+        try:
+            extract.extract_answer_marker("nothing here", params, timeout=timeout)
+        except ValueError as exc:
+            assert "timeout must be positive" in str(exc)
+        else:
+            raise AssertionError("a non-positive timeout must be refused")
+
+
+@given(hs.lists(hs.sampled_from(['{"a": ', '"x\\"y"', "'q'", "[", "]", "{", "}", '"', "'", "\\", ",", ":", " it's ", "\n"]), max_size=30).map("".join), hs.integers(0, 9), hs.integers(0, 9))
+@settings(max_examples=1000)
+def test_balanced_spans_by_token_equal_the_scan_on_json_like_text(text: str, cut_start: int, cut_end: int) -> None:
+    start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
+    fast = [(s.start, s.end) for s in extract._balanced_spans(text, start, end)]
+    assert fast == _balanced_spans_by_special(text, start, end)

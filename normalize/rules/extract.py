@@ -342,6 +342,22 @@ def marker_matches(patterns: tuple[str, ...], text: str, folded: str, *, timeout
         pos = best.end()
 
 
+@lru_cache(maxsize=64)
+def _screened_tiers(
+    tiers: tuple[tuple[str, ...], ...],
+) -> tuple[tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...] | None], ...], ...]:
+    """Each tier's patterns, each as ``marker_matches``' one-pattern tuple beside the required
+    literals it checks first (``None`` where it scans regardless: an entangled pattern)."""
+    screened = []
+    for tier in tiers:
+        row = []
+        for pattern in tier:
+            plans, tangled = _tier_plans((pattern,))
+            row.append(((pattern,), None if tangled else plans[0].required))
+        screened.append(tuple(row))
+    return tuple(screened)
+
+
 @lru_cache(maxsize=256)
 def _alternation(patterns: tuple[str, ...]) -> regex.Pattern[str]:
     """One guarded alternation of ``patterns``: one scan of the text for all of them."""
@@ -392,10 +408,13 @@ def extract_answer_marker(
         text = unescape_newlines(text, timeout=timeout)
     fences: list[Fence] | None = None
     folded = fold(text)
-    for tier in params.tiers:
+    if timeout <= 0:  # what marker_matches raises, even where every pattern is skipped
+        raise ValueError(f"regex timeout must be positive, got {timeout!r}")
+    for tier in _screened_tiers(params.tiers):
         matches: list[regex.Match[str]] = []
-        for pattern in tier:  # each pattern on its own: their matches may overlap
-            matches.extend(marker_matches((pattern,), text, folded, timeout=timeout))
+        for single, required in tier:  # each pattern on its own: their matches may overlap
+            if may_match(required, folded):  # marker_matches would find none: skip the call
+                matches.extend(marker_matches(single, text, folded, timeout=timeout))
         if not matches:
             continue
         if fences is None:
@@ -941,20 +960,23 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
 
     One pass with an explicit stack (no recursion).  A closer that does not match the top
     of the stack closes the nearest matching opener below it (the openers above are dropped
-    unfinished) or, if there is none, is ignored.  Spans nest or are disjoint.
+    unfinished) or, if there is none, is ignored.  Spans nest or are disjoint.  With the stack
+    empty only an opener changes anything (closers are ignored, quotes open no string), so
+    the scan jumps to the next one; inside a bracket a double-quoted string is one token.
     """
     stack: list[tuple[str, int]] = []
     open_count = {"{": 0, "[": 0}
     spans: list[_Span] = []
-    search = _JSON_OUTSIDE.search
+    next_opener = _JSON_OPENER.search
+    next_token = _JSON_TOKEN.search
     pos = start
-    while True:  # from special character to special character; a string is skipped in one match
-        found = search(text, pos, end)
+    while True:  # from token to token; a string is skipped in one match
+        found = (next_token if stack else next_opener)(text, pos, end)
         if found is None:
             break
         at = found.start()
         char = text[at]
-        pos = at + 1
+        pos = found.end()
         if char in "{[":
             stack.append((char, at))
             open_count[char] += 1
@@ -968,21 +990,26 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
                 if kind == opener:
                     break
             spans.append(_Span(opened, at + 1))
-        elif stack and (char == '"' or _value_may_start(text, at, start)):
-            rest = _JSON_STRING_REST[char].match(text, pos, end)
-            if rest is None:
+        elif char == '"':
+            if not found.group(1):
                 break  # the string runs to the end of the region: nothing more to find
+        elif _value_may_start(text, at, start):  # a single quote that can open a string
+            rest = _JSON_STRING_REST["'"].match(text, pos, end)
+            if rest is None:
+                break
             pos = rest.end()
     spans.sort(key=lambda s: s.start)
     return spans
 
 
-#: Outside strings only brackets and quotes matter (a backslash there escapes nothing).
-_JSON_OUTSIDE: Final = re.compile(r"[\[\]{}\"']")
+#: With the stack empty, only an opener matters.
+_JSON_OPENER: Final = re.compile(r"[\[{]")
+#: Inside a bracket: a bracket, a single quote, or a whole double-quoted string (a backslash
+#: escapes the next character; possessive, so linear; group 1 empty: it never closes).
+_JSON_TOKEN: Final = re.compile(r'[\[\]{}\']|"(?:[^"\\]++|\\.)*+("?)', re.DOTALL)
 #: The rest of a string after its opening quote, to its closing quote: a backslash escapes the
 #: next character (possessive: linear even when the string never closes).
 _JSON_STRING_REST: Final = {
-    '"': re.compile(r'(?:[^"\\]++|\\.)*+"', re.DOTALL),
     "'": re.compile(r"(?:[^'\\]++|\\.)*+'", re.DOTALL),
 }
 
