@@ -287,3 +287,32 @@ def test_balanced_spans_by_token_equal_the_scan_on_json_like_text(text: str, cut
     start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
     fast = [(s.start, s.end) for s in extract._balanced_spans(text, start, end)]
     assert fast == _balanced_spans_by_special(text, start, end)
+
+
+_JSON_WORDS = hs.sampled_from(["True", "true", "False", "false", "None", "null", "Tru", "v", "é", "引号", "a\"b", "\\"])
+_JSON_VALUES = hs.recursive(
+    hs.one_of(hs.none(), hs.booleans(), hs.integers(-5, 5), _JSON_WORDS),
+    lambda inner: hs.lists(inner, max_size=4) | hs.dictionaries(_JSON_WORDS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_JSON_VALUES, hs.booleans(), hs.booleans())
+@settings(max_examples=1000)
+def test_quoted_literal_screen_never_skips_a_change(value: object, ascii_only: bool, escape_letters: bool) -> None:
+    import json
+
+    from normalize._json import load_json
+    from normalize.rules import structure
+
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    if escape_letters:  # spell letters as \u escapes, as a model might
+        text = text.replace("e", "\\u0065").replace("N", "\\u004e")
+    try:
+        parsed = load_json(text)
+    except Exception:
+        return
+    changed = structure._coerce_quoted(parsed)[1]
+    if not structure._may_quote_literal(text):
+        assert not changed, text
+    assert structure.coerce_python_literals(text) == (structure.dump_json(structure._coerce_quoted(parsed)[0]) if changed else text)

@@ -221,6 +221,28 @@ def _coerce_quoted(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
+#: A string value spelling a literal, as it must appear in the text when no ``\\u`` escape is used
+#: (none of its letters has another escape).
+_QUOTED_SPELLINGS: Final = tuple(f'"{word}"' for word in _QUOTED_LITERAL)
+
+
+def _may_quote_literal(text: str) -> bool:
+    """Whether a string in ``text`` may decode to one of :data:`_QUOTED_LITERAL`'s words: one of
+    them quoted, or any ``\\u`` escape (which can spell a letter).  False is a proof.
+
+    >>> _may_quote_literal('{"ok": "True"}'), _may_quote_literal('{"ok": "Tru\\\\u0065"}'), _may_quote_literal('{"True": 1}')
+    (True, True, True)
+    >>> _may_quote_literal('{"ok": true, "note": "None of them"}')
+    False
+    """
+    if "\\u" in text:
+        return True
+    for spelled in _QUOTED_SPELLINGS:  # loops, not any(...): this runs for every JSON row
+        if spelled in text:
+            return True
+    return False
+
+
 @rule("coerce_python_literals", version=1, scope=_SCOPE, params=CoerceLiteralsParams)
 def coerce_python_literals(
     text: str, params: CoerceLiteralsParams = _DEFAULT_COERCE, *, timeout: float = DEFAULT_TIMEOUT
@@ -251,8 +273,8 @@ def coerce_python_literals(
         scanned = compile_pattern(_PY_LITERAL, regex.DOTALL).sub(replace, text)
     else:
         scanned = text  # no literal to replace: the scan would give the text back
-    if not params.quoted:
-        return scanned
+    if not params.quoted or not _may_quote_literal(scanned):
+        return scanned  # (no string value can spell a literal: _coerce_quoted would change nothing)
     try:
         value = load_json(scanned, timeout=timeout)
     except RejectText:
