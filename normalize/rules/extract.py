@@ -991,7 +991,7 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
                     break
             spans.append(_Span(opened, at + 1))
         elif char == '"':
-            if not found.group(1):
+            if found.group(1) is None:
                 break  # the string runs to the end of the region: nothing more to find
         elif _value_may_start(text, at, start):  # a single quote that can open a string
             rest = _JSON_STRING_REST["'"].match(text, pos, end)
@@ -1004,9 +1004,10 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
 
 #: With the stack empty, only an opener matters.
 _JSON_OPENER: Final = re.compile(r"[\[{]")
-#: Inside a bracket: a bracket, a single quote, or a whole double-quoted string (a backslash
-#: escapes the next character; possessive, so linear; group 1 empty: it never closes).
-_JSON_TOKEN: Final = re.compile(r'[\[\]{}\']|"(?:[^"\\]++|\\.)*+("?)', re.DOTALL)
+#: Inside a bracket: a bracket, a single quote, or a run of whole double-quoted strings and
+#: what lies between them up to the next bracket or quote (group 1; a backslash escapes the
+#: next character; possessive, so linear).  A ``"`` outside group 1 opens a string that never closes.
+_JSON_TOKEN: Final = re.compile(r'[\[\]{}\']|((?:"(?:[^"\\]++|\\.)*+"[^\[\]{}"\']*+)++)|"', re.DOTALL)
 #: The rest of a string after its opening quote, to its closing quote: a backslash escapes the
 #: next character (possessive: linear even when the string never closes).
 _JSON_STRING_REST: Final = {
