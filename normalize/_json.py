@@ -110,7 +110,8 @@ def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = D
     normalize.errors.RejectText: invalid: not valid JSON: Expecting property name enclosed in double quotes at line 1 column 9 (char 8)
     """
     limits = limits if limits is not None else _DEFAULT_LIMITS
-    size = len(text.encode("utf-8", "surrogatepass"))
+    # at most 4 UTF-8 bytes a code point: a text that short is within the limit, unencoded
+    size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > limits.max_bytes else 0
     if size > limits.max_bytes:
         raise LimitExceeded(f"JSON text is {size} bytes, over the limit of {limits.max_bytes} (max_bytes)")
     # The limits are read on the skeleton (strings blanked out); it is built only when the

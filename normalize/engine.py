@@ -254,7 +254,8 @@ def run_chain(
         return ChainOutcome(
             None, None, st.INVALID, f"output must be a string or null, got {type(raw).__name__}", ()
         )
-    size = len(raw.encode("utf-8", "surrogatepass"))
+    # at most 4 UTF-8 bytes a code point: a text that short is within the limit, unencoded
+    size = len(raw.encode("utf-8", "surrogatepass")) if len(raw) * 4 > max_input_bytes else 0
     if size > max_input_bytes:
         return ChainOutcome(
             raw,

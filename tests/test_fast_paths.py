@@ -316,3 +316,25 @@ def test_quoted_literal_screen_never_skips_a_change(value: object, ascii_only: b
     if not structure._may_quote_literal(text):
         assert not changed, text
     assert structure.coerce_python_literals(text) == (structure.dump_json(structure._coerce_quoted(parsed)[0]) if changed else text)
+
+
+@given(hs.text(alphabet=hs.characters(codec=None) | hs.sampled_from(["\ud800", "\udfff", "é", "你", "😀"])), hs.integers(1, 200))
+@settings(max_examples=500)
+def test_byte_limits_skip_only_texts_within_them(text: str, limit: int) -> None:
+    from normalize._json import JsonLimits, LimitExceeded, load_json
+    from normalize.engine import Chain, run_chain
+
+    size = len(text.encode("utf-8", "surrogatepass"))
+    assert size <= 4 * len(text)
+    outcome = run_chain(Chain(()), text, max_input_bytes=limit)
+    assert (outcome.status == "error") == (size > limit)
+    if size > limit:
+        assert outcome.reason == f"input is {size} bytes, over the limit of {limit} bytes (max_input_bytes)"
+    try:
+        load_json(text, JsonLimits(max_bytes=limit))
+    except LimitExceeded as exc:
+        assert (str(exc.reason).startswith(f"JSON text is {size} bytes")) == (size > limit)
+    except Exception:
+        assert size <= limit
+    else:
+        assert size <= limit

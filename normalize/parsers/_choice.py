@@ -256,6 +256,10 @@ _TRAILING: Final = ".,;:!?。，；：！？、"
 #: look-behinds at every position): every match of the pattern holds, for each group, one of
 #: its literals — as :func:`normalize._literals.fold` folds the text (``(?i)`` matches only the
 #: ASCII letters, ``İ``, ``K`` and ``ſ`` there).  A text that lacks a group skips the scan.
+#: The letter-before-marker patterns, built once (a string built per call is hashed afresh by
+#: every lookup keyed by it).
+_BEFORE_PATTERNS: Final = tuple(_BEFORE_LETTER + suffix for suffix in _BEFORE_MARKERS)
+
 _NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
     # (the) correct/right/best/final + option/choice/letter/one; my (final) choice/pick/selection/option
     _MARKERS[1]: (("correct", "right", "best", "final", "my"), ("option", "choice", "letter", "one", "pick", "selection")),
@@ -472,8 +476,8 @@ def _marker_statements(
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
-    for suffix in _BEFORE_MARKERS:
-        for match in _finditer(_BEFORE_LETTER + suffix, text):
+    for pattern in _BEFORE_PATTERNS:
+        for match in _finditer(pattern, text):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
                 found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
