@@ -105,9 +105,7 @@ class CharTable:
         return self.finder.search(text) is not None
 
     def translate(self, text: str) -> str:
-        if self.finder.search(text) is None:
-            return text
-        for char in set(self.finder.findall(text)):
+        for char in set(self.finder.findall(text)):  # none found: the text as it is
             text = text.replace(char, self.table[char])
         return text
 
@@ -125,7 +123,7 @@ def char_table(mapping: Mapping[str, str] | Mapping[int, int] | Mapping[int, str
         raise ValueError(f"a CharTable maps single characters, got {sorted(table)!r}")
     if any(c in table for v in table.values() for c in v):
         raise ValueError("a CharTable replacement must not hold a mapped character")
-    return CharTable(table, re.compile("[" + "".join(re.escape(k) for k in sorted(table)) + "]"))
+    return CharTable(table, char_finder("".join(sorted(table))))
 
 
 @lru_cache(maxsize=64)

@@ -236,7 +236,6 @@ def add_score_fields(out: dict[str, Any], score: Score) -> None:
         out["score_note"] = score.note
 
 
-#: What the report needs of one scored row: the sample (slimmed by the aggregator) and its item.
 #: A scored row's report item, with the slimmed sample when ``--aggregate`` needs it (else None:
 #: with ``--jobs`` records cross a pipe, and the raw output and trace need not).
 Record = tuple[Scored | None, Item]
@@ -495,7 +494,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     typed = list(normalize_rows_typed(pack, read_jsonl(source_input(args, pack)), progress=False))
     changed = [i for i, n in enumerate(typed) if n.result is not None and n.result.trace]
     chosen = sorted(random.Random(args.seed).sample(changed, min(args.n, len(changed))))
-    shown = [(typed[i].row, typed[i].result) for i in chosen]
+    # a changed row has a result (its trace): the test only narrows the type
+    shown = [(n.row, n.result) for n in (typed[i] for i in chosen) if n.result is not None]
     cvs = run_cvs(pack, typed) if any(n.row.run is not None for n in typed) else None
     signature = pack.signature_for({n.row.task_type for n in typed if n.row.task_type})
     if args.format == "json":
@@ -504,7 +504,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             "shown": [{
                 "line": row.line, "id": row.id, "task": task_label(row), "status": result.status,
                 "answer": result.answer, "rules": _rules(result), "raw": row.output, "normalized": result.text,
-            } for row, result in shown if result is not None],
+            } for row, result in shown],
             "run_cv": cvs,
             "pack": {"signature": signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2, default=str))
@@ -512,8 +512,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
     color = use_color()
     print(f"{len(changed)} of {len(typed)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed})")
     for row, result in shown:
-        if result is None:  # never: a changed row has a result
-            continue
         raw, normalized = row.output, result.text
         print()
         print(f"line {row.line}  id {row.id!r}  task {task_label(row)}  status {result.status}  "

@@ -252,14 +252,14 @@ _NEGATED_BEFORE: Final = r"(?:\bnot|\brather\s+than|\binstead\s+of|而不是|而
 _TRAILING: Final = ".,;:!?。，；：！？、"
 
 
-#: Literal pre-checks for the statement patterns that scan slowly (alternations and
-#: look-behinds at every position): every match of the pattern holds, for each group, one of
-#: its literals — as :func:`normalize._literals.fold` folds the text (``(?i)`` matches only the
-#: ASCII letters, ``İ``, ``K`` and ``ſ`` there).  A text that lacks a group skips the scan.
 #: The letter-before-marker patterns, built once (a string built per call is hashed afresh by
 #: every lookup keyed by it).
 _BEFORE_PATTERNS: Final = tuple(_BEFORE_LETTER + suffix for suffix in _BEFORE_MARKERS)
 
+#: Literal pre-checks for the statement patterns that scan slowly (alternations and
+#: look-behinds at every position): every match of the pattern holds, for each group, one of
+#: its literals — as :func:`normalize._literals.fold` folds the text (``(?i)`` matches only the
+#: ASCII letters, ``İ``, ``K`` and ``ſ`` there).  A text that lacks a group skips the scan.
 _NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
     # (the) correct/right/best/final + option/choice/letter/one; my (final) choice/pick/selection/option
     _MARKERS[1]: (("correct", "right", "best", "final", "my"), ("option", "choice", "letter", "one", "pick", "selection")),

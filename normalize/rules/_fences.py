@@ -45,6 +45,8 @@ def find_fences(text: str, *, timeout: float | None = None) -> list[Fence]:
     >>> [f.lang for f in find_fences("a\\n```py\\nx = 1\\n```\\nb\\n~~~\\ny\\n")]
     ['py', '']
     """
+    if not may_have_fences(text):
+        return []  # no run of three backticks or tildes: no fence, no scan, no cache entry
     return list(_fences(text))
 
 
@@ -153,7 +155,7 @@ def outside_fences(text: str, fn: Callable[[str], str], *, timeout: float | None
     >>> outside_fences("Say “hi”\\n```\\nprint(“hi”)\\n```", lambda s: s.replace("“", '"'))
     'Say "hi”\\n```\\nprint(“hi”)\\n```'
     """
-    fences = find_fences(text) if may_have_fences(text) else ()
+    fences = find_fences(text)
     if not fences:
         return fn(text)
     parts: list[str] = []

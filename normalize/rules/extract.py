@@ -671,9 +671,6 @@ def _box_span(
     return (pos, token.end()) if token is not None else None
 
 
-_BRACE_OR_ESCAPE: Final = r"[\\{}]"
-
-
 def _closing_brace(text: str, pos: int) -> int | None:
     """The index of the ``}`` that closes the ``{`` at ``pos`` (not itself escaped), or ``None``.
 
@@ -718,7 +715,7 @@ def _brace_pairs(text: str) -> dict[int, int]:
     return pairs
 
 
-#: :data:`_BRACE_OR_ESCAPE` as a stdlib ``re`` class (a plain class scans several times faster).
+#: A brace or a backslash, as a stdlib ``re`` class (a plain class scans several times faster).
 _BRACE_FINDER: Final = char_finder("\\{}")
 
 
@@ -778,7 +775,6 @@ def split_on_separator(
 
 
 _JSON_START = r"\s*(?:[\"'{\[\]}\-.0-9]|(?:true|false|null|True|False|None)(?![\w]))"
-_JSON_SPECIAL = r"[\[\]{}\"'\\]"
 _MAX_PARSE_ATTEMPTS: Final = 1000
 _PAIRS: Final = {"}": "{", "]": "["}
 
@@ -994,7 +990,7 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
             if found.group(1) is None:
                 break  # the string runs to the end of the region: nothing more to find
         elif _value_may_start(text, at, start):  # a single quote that can open a string
-            rest = _JSON_STRING_REST["'"].match(text, pos, end)
+            rest = _SINGLE_QUOTED_REST.match(text, pos, end)
             if rest is None:
                 break
             pos = rest.end()
@@ -1008,11 +1004,9 @@ _JSON_OPENER: Final = re.compile(r"[\[{]")
 #: what lies between them up to the next bracket or quote (group 1; a backslash escapes the
 #: next character; possessive, so linear).  A ``"`` outside group 1 opens a string that never closes.
 _JSON_TOKEN: Final = re.compile(r'[\[\]{}\']|((?:"(?:[^"\\]++|\\.)*+"[^\[\]{}"\']*+)++)|"', re.DOTALL)
-#: The rest of a string after its opening quote, to its closing quote: a backslash escapes the
-#: next character (possessive: linear even when the string never closes).
-_JSON_STRING_REST: Final = {
-    "'": re.compile(r"(?:[^'\\]++|\\.)*+'", re.DOTALL),
-}
+#: The rest of a single-quoted string after its opening quote, to its closing quote: a
+#: backslash escapes the next character (possessive: linear even when the string never closes).
+_SINGLE_QUOTED_REST: Final = re.compile(r"(?:[^'\\]++|\\.)*+'", re.DOTALL)
 
 
 def _value_may_start(text: str, pos: int, floor: int) -> bool:

@@ -41,7 +41,7 @@ from normalize.registry import (
     Params,
     rule,
 )
-from normalize.rules._fences import find_fences, may_have_fences, outside_fences
+from normalize.rules._fences import find_fences, outside_fences
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -86,7 +86,7 @@ def _on_prose_segments(
     """
 
     def once(current: str) -> str:
-        fences = find_fences(current) if may_have_fences(current) else ()
+        fences = find_fences(current)
         if not fences:
             return fn(current, True, True)
         parts: list[str] = []

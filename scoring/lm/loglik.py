@@ -46,7 +46,7 @@ from collections import OrderedDict, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from normalize.errors import UsageError
 from scoring.lm._model import LoadedModel, load_causal_lm
@@ -128,6 +128,37 @@ class ScorerStats:
             setattr(self, name, spec.default)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Lru(Generic[K, V]):
+    """A bounded least-recently-used map: a lookup refreshes an entry, a store evicts the
+    oldest past ``max_entries``."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: K) -> V | None:
+        found = self._items.get(key)
+        if found is not None:
+            self._items.move_to_end(key)
+        return found
+
+    def put(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.max_entries:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
 class EncodeCache:
     """Bounded least-recently-used store of request encodings, kept across calls.
 
@@ -146,39 +177,27 @@ class EncodeCache:
         if max_entries < 1:
             raise UsageError(f"max_entries must be a positive int, got {max_entries!r}")
         self.max_entries = max_entries
-        self._pairs: OrderedDict[tuple[str, str], EncodedPair] = OrderedDict()
-        self._contexts: OrderedDict[str, tuple[int, ...]] = OrderedDict()
+        self._pairs: _Lru[tuple[str, str], EncodedPair] = _Lru(max_entries)
+        self._contexts: _Lru[str, tuple[int, ...]] = _Lru(max_entries)
 
     def __len__(self) -> int:
         return len(self._pairs)
 
     def pair(self, key: tuple[str, str]) -> EncodedPair | None:
         """The cached encoding of a request, or None."""
-        found = self._pairs.get(key)
-        if found is not None:
-            self._pairs.move_to_end(key)
-        return found
+        return self._pairs.get(key)
 
     def put_pair(self, key: tuple[str, str], value: EncodedPair) -> None:
         """Store a request's encoding, evicting the least recently used beyond the bound."""
-        self._pairs[key] = value
-        self._pairs.move_to_end(key)
-        while len(self._pairs) > self.max_entries:
-            self._pairs.popitem(last=False)
+        self._pairs.put(key, value)
 
     def context(self, text: str) -> tuple[int, ...] | None:
         """The cached encoding of a context string, or None."""
-        found = self._contexts.get(text)
-        if found is not None:
-            self._contexts.move_to_end(text)
-        return found
+        return self._contexts.get(text)
 
     def put_context(self, text: str, ids: tuple[int, ...]) -> None:
         """Store a context's encoding, evicting the least recently used beyond the bound."""
-        self._contexts[text] = ids
-        self._contexts.move_to_end(text)
-        while len(self._contexts) > self.max_entries:
-            self._contexts.popitem(last=False)
+        self._contexts.put(text, ids)
 
     def clear(self) -> None:
         """Drop every stored encoding."""
