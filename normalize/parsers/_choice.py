@@ -295,6 +295,20 @@ _SCREENS: Final[dict[str, re.Pattern[str]]] = {
 }
 
 
+#: A whole output that is one plain statement of one upper-case letter — ``answer is (B).``,
+#: ``Answer: B``, ``The answer is "C"``, ``答案是:"D"。``, ``故选B``, ``(B)``, ``B.`` (what the
+#: shipped chain leaves of most outputs).  For such a text (and a domain given as a count) the
+#: tiers find exactly this: the marker (``_MARKERS[0]``, ``[4]`` or ``[9]``; none for a lone
+#: letter, which the last tier reads) followed by a token of one letter with nothing after it
+#: but a full stop, so no continuation, negation, second answer or retraction; no other pattern
+#: can match (no ``is``/是 after a letter, no conclusion or hedge word, nothing after the
+#: letter).  tests/test_fast_paths.py checks it against the old parser on generated texts.
+_WHOLE_STATEMENT: Final = re.compile(
+    r"(?:(?:[Tt]he )?(?:answer|Answer|ANSWER)(?: is | is: | is:|: |:)|答案[是为]:?|(?:故|所以|因此)?选)?"
+    r"(?:\((?P<b>[A-Z])\)|\"(?P<q>[A-Z])\"|(?P<l>[A-Z]))[.。]?"
+)
+
+
 @lru_cache(maxsize=8)
 def _folded(text: str) -> str:
     """:func:`normalize._literals.fold` of ``text``, kept for the few texts a parse reads."""
@@ -364,6 +378,11 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     count, texts = option_domain(ctx.options, params.default_options)
     timeout = ctx.timeout
     prepared = prepare_text(text, timeout=timeout)
+    if not texts:  # the common whole statement, read in one step (the tiers would read the same)
+        whole = _WHOLE_STATEMENT.fullmatch(prepared)
+        if whole is not None:
+            letter = whole["b"] or whole["q"] or whole["l"]
+            return _decide([_Statement(0, frozenset({LETTERS.index(letter)}))], count, params.conflict)
     norm_options = tuple(normalize_option(o, timeout=timeout) for o in texts) if texts else ()
 
     readers: tuple[Callable[[], list[_Statement]], ...] = (
