@@ -9,9 +9,12 @@ the whole-statement fast path's own grammar and its near misses, several letters
 
 from __future__ import annotations
 
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from normalize._literals import fold
+from normalize._regex import compile_pattern
 from normalize.parsers import _choice
 from normalize.registry import ParseContext, Parsed
 from tests._oracles import choice as oracle
@@ -69,3 +72,120 @@ def test_whole_statement_fast_path_is_taken() -> None:
     """The grammar accepts the shapes it is for (so the differential test above tests it)."""
     for text in ("answer is (B).", "Answer: B", 'The answer is "C"', '答案是:"D"。', "故选B", "(B)", "B.", "选J"):
         assert _choice._WHOLE_STATEMENT.fullmatch(_choice.prepare_text(text, timeout=1.0)), text
+
+
+# Words and marks every pre-check, start list and screen of the parser looks for, their near
+# misses, and the characters that change matching: case folding (İ ı ſ K), word characters on
+# either side, every kind of blank, CJK markers, brackets and quotes.
+_WORD_PIECES = (
+    "answer", "Answer", "ANSWER", "answering", "answer is", "The answer is", "answer:", "answer\n", "answer -",
+    "isn't", "is", "Is", "IS", " is ", "is the", "correct", "right", "best", "final", "my", "option", "Option",
+    "choice", "letter", "one", "pick", "selection", "I", "I'd", "I'll", "I would", "we", "choose", "select",
+    "go", "with", "opt", "for", "the", "la réponse est", "RÉPONSE", "respuesta es", "resposta é", "risposta è",
+    "Antwort:", "antwort ist", "sp", "so", "So", "SO", "ſo", "also", "some", "therefore", "Therefore,", "thus",
+    "hence", "consequently", "accordingly", "overall", "in conclusion", "in summary", "to conclude", "conclude",
+    "it", "It", "İt", "this", "This", "it's", "it is", "must", "has to", "should", "would", "be", "might", "may",
+    "maybe", "could", "possibly", "perhaps", "valid", "true", "equally", "or", "and", "not", "wait", "Wait,",
+    "that is wrong", "actually", "let me reconsider", "A", "B", "C", "D", "J", "Z", "a", "b", "AB", "(B)", "[C]",
+    "\"D\"", "'A'", "【B】", "B.", "B,", "b)", "K", "ı", "_", "9", "é", "答案", "答案是", "答案不是", "答", "答:",
+    "选", "选项", "故选", "不选", "正确", "正确的是", "对", "是", "为", "我认为", "所以", "因此", "综上", "可能是",
+    "也", "也正确", "或", "等等", "不对", "\\boxed{", "}", " ", "  ", "\t", "\n", "\n\n", "\x0b", "\u3000", "\xa0",
+    "\u2028", "\x1c", ",", ".", ":", ";", "!", "?", "，", "。", "：", "-", "—", "(", ")", "*", "**", "“", "”",
+    "\u200b", "Ｂ", "我们先分析题目条件，然后逐步计算。", "the model checks each option carefully",
+    "either", "Both", "LETTER", "optİon", "eİther", "Option B", "option (C)", "either A or B", "选项C", "选项 D",
+    "optİon B", "eİther (C)", "OPTİON D", "both\tA", "I'll go\twith\nB", "I opt\u3000for (C)", "I'd\xa0choose D",
+)
+# One statement (or near miss) for each pre-checked pattern: every pattern matches one of them
+# (a test checks it), and the generated texts mix them with the pieces above.
+_EXAMPLES = (
+    "The answer is (B).", "ANSWER: c.", "Final Answer\n\nD", "answer - B", "The correct option is: C",
+    "the best one would be D", "my final choice: A", "I'd pick B", "I will go with C", "I opt for D",
+    "\\boxed{B}", "答案是B", "答案应该选C", "The answer isn't B, but C", "答案不是A，而是D", "正确答案是C",
+    "答: B", "所以选B", "la réponse est C", "La respuesta correcta es: B", "a resposta é D", "Die Antwort lautet A",
+    "B is the correct answer", "(C) is the right option", "B是正确答案", "Therefore, B.", "so, it's C",
+    "In conclusion, D", "to conclude: A", "thus I think it's B", "I think it's (B)", "Not A. It must be C.",
+    "it has to be D", "我认为答案是B", "综上所述，C", "因此是A", "might be C", "could also be (F)",
+    "Perhaps D.", "maybe it's A", "可能是B", "Option B is correct", "B is correct", "so C is the only valid",
+    "选项B正确", "B项正确", "正确的是D", "but (C) is also plausible", "or maybe D", "也可能是C", "C也正确",
+    "Wait, that is wrong.", "等等，不对", "I take it back", "ANSWER: A\nWait, that is wrong.\nANSWER: B",
+)
+_PIECE_TEXTS = hs.lists(hs.sampled_from(_WORD_PIECES + _EXAMPLES), max_size=40).map("".join)
+
+
+@given(_PIECE_TEXTS, _DOMAINS, hs.sampled_from(_CONFLICTS))
+@settings(max_examples=3000, deadline=None)
+def test_parser_reads_like_the_old_parser(text: str, options: int | tuple[str, ...], conflict: str) -> None:
+    new, old = _both(text, options, conflict)
+    assert new == old, (text, options, conflict)
+
+
+_PROSE = hs.lists(
+    hs.one_of(
+        hs.sampled_from(_WORD_PIECES),
+        hs.sampled_from(("The answer is (B).", "So it must be C.", "Therefore, D", "答案是A", "故选B", "B is correct.")),
+    ),
+    min_size=40,
+    max_size=200,
+).map(" ".join)
+
+
+@given(_PROSE, hs.integers(2, 26), hs.sampled_from(_CONFLICTS), hs.sampled_from(("", "\n\nB", "\n\nThe answer is C")))
+@settings(max_examples=400, deadline=None)
+def test_long_reasoning_reads_like_the_old_parser(body: str, count: int, conflict: str, tail: str) -> None:
+    new, old = _both(body + tail, count, conflict)
+    assert new == old, (body + tail, count, conflict)
+
+
+@given(_PIECE_TEXTS, hs.integers(0, 60), hs.one_of(hs.none(), hs.integers(0, 80)))
+@settings(max_examples=2000, deadline=None)
+def test_prechecked_scans_find_every_match(text: str, pos: int, endpos: int | None) -> None:
+    """Every pre-check, start list and screen: the same matches as the plain scan, from any
+    ``pos`` to any ``endpos``."""
+    for pattern in _choice._PLANS:
+        fast = [m.span() for m in _choice._finditer(pattern, text, pos, endpos)]
+        slow = [m.span() for m in compile_pattern(pattern).finditer(text, pos, endpos)]
+        assert fast == slow, (pattern, text, pos, endpos)
+
+
+def test_examples_exercise_every_prechecked_pattern() -> None:
+    for pattern in _choice._PLANS:
+        hits = [text for text in _EXAMPLES if compile_pattern(pattern).search(text)]
+        assert hits, pattern
+        for text in hits:
+            fast = [m.span() for m in _choice._finditer(pattern, text)]
+            assert fast == [m.span() for m in compile_pattern(pattern).finditer(text)], (pattern, text)
+
+
+def test_every_statement_pattern_is_prechecked() -> None:
+    patterns = (
+        *_choice._MARKERS, *_choice._BEFORE_PATTERNS, *_choice._CONCLUSIONS, *_choice._HEDGES, *_choice._WEAK,
+        *_choice._WEAK_MARKERS, *_choice._ALSO_BEFORE, _choice._ALSO_AFTER, _choice._RETRACTION,
+    )
+    assert set(patterns) == set(_choice._PLANS)
+
+
+@given(_PIECE_TEXTS, _PIECE_TEXTS, hs.integers(2, 26), hs.booleans())
+@settings(max_examples=3000, deadline=None)
+def test_token_precheck_never_refuses_a_token(before: str, after: str, count: int, strict: bool) -> None:
+    text, pos = before + after, len(before)
+    if not _choice._may_start_token(text, pos):
+        assert oracle._read_token(text, pos, count, 1.0, strict_follow=strict) is None, (text, pos)
+
+
+def test_folded_ascii_letters_are_word_characters() -> None:
+    """The whole-word pre-checks rest on this: a character that folds to an ASCII letter is a
+    word character (never ``\\s`` or a ``\\b`` boundary's other side)."""
+    word = regex.compile(r"\w")
+    space = regex.compile(r"\s")
+    for code in range(0x110000):
+        char = chr(code)
+        folded = fold(char)
+        assert len(folded) == 1, hex(code)
+        if "a" <= folded <= "z":
+            assert word.match(char) and not space.match(char), hex(code)
+
+
+@given(hs.text(alphabet=hs.sampled_from("ab B\\*_`$“”‘’「」\"'{}()text\u200b\u00ad\ufeffＢ＊＂＄＼")))
+@settings(max_examples=1000)
+def test_prepare_text_like_the_old_one(text: str) -> None:
+    assert _choice.prepare_text(text, timeout=1.0) == oracle.prepare_text(text, timeout=1.0)

@@ -74,7 +74,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 import regex
 from pydantic import Field
@@ -82,7 +82,7 @@ from pydantic import Field
 from normalize import status as st
 from normalize._literals import fold
 from normalize._phrases import RETRACTION as _RETRACTION
-from normalize._phrases import may_retract
+from normalize._phrases import RETRACTION_WORDS
 from normalize._regex import char_finder, char_table, compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, parser
 
@@ -124,6 +124,9 @@ _LATEX_TEXT: Final = r"\\(?:text|textbf|textrm|textit|mathrm|mathbf|mathit|mbox)
 _DECORATION: Final = r"[*`$]|\\[()\[\]]|(?<![^\W_])_+|_+(?![^\W_])"
 #: Every character a :data:`_DECORATION` match starts with.
 _DECORATION_CHARS: Final = char_finder("*`$\\_")
+#: Every character :func:`prepare_text` changes after NFKC: quotes, the backslash of ``\\text{}``
+#: and the decoration marks.
+_PREPARE_CHARS: Final = char_finder("".join(sorted(_QUOTE_TABLE.table)) + "*`$\\_")
 
 # Adverbs that may sit between a marker and its letter.
 _ADVERBS: Final = (
@@ -256,43 +259,134 @@ _TRAILING: Final = ".,;:!?。，；：！？、"
 #: every lookup keyed by it).
 _BEFORE_PATTERNS: Final = tuple(_BEFORE_LETTER + suffix for suffix in _BEFORE_MARKERS)
 
-#: Literal pre-checks for the statement patterns that scan slowly (alternations and
-#: look-behinds at every position): every match of the pattern holds, for each group, one of
-#: its literals — as :func:`normalize._literals.fold` folds the text (``(?i)`` matches only the
-#: ASCII letters, ``İ``, ``K`` and ``ſ`` there).  A text that lacks a group skips the scan.
-_NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
-    # (the) correct/right/best/final + option/choice/letter/one; my (final) choice/pick/selection/option
-    _MARKERS[1]: (("correct", "right", "best", "final", "my"), ("option", "choice", "letter", "one", "pick", "selection")),
-    # r[ée]ponse, respuesta, resposta, risposta, antwort
-    _MARKERS[10]: (("ponse", "respuesta", "resposta", "risposta", "antwort"),),
-    # a letter then 是/为 … 答案/选项
-    _BEFORE_LETTER + _BEFORE_MARKERS[1]: (("是", "为"), ("答案", "选项")),
-    # in\s+conclusion, in\s+summary and to\s+conclude need their second word
+#: Whole-word pre-checks: every match of the pattern holds, for each group, one of its words
+#: with no ASCII letter right before or after it in the folded text (the pattern puts ``\b``,
+#: ``\s`` or an apostrophe on both sides of it), so the word is one of the text's runs of ASCII
+#: letters (:func:`_words`; a folded character is an ASCII letter only when the character is a
+#: word character, which ``\b`` and ``\s`` exclude, a test checks it).  A set lookup per word
+#: instead of a string search, for the English patterns whose words prose holds.
+_WORDS: Final[dict[str, tuple[frozenset[bytes], ...]]] = {
+    # (the) correct/right/best/final … ; my …
+    _MARKERS[1]: (frozenset({b"correct", b"right", b"best", b"final", b"my"}),),
+    # I ('d …) choose / pick / select / go with / opt for, then blanks
+    _MARKERS[2]: (frozenset({b"i"}), frozenset({b"choose", b"pick", b"select", b"with", b"for"})),
+    # answer is(n't)
+    _MARKERS[5]: (frozenset({b"answer"}), frozenset({b"isn"})),
+    # a letter, is (the) (correct …) answer/option/choice
+    _BEFORE_PATTERNS[0]: (frozenset({b"is"}), frozenset({b"answer", b"option", b"choice"})),
     _CONCLUSIONS[0]: (
-        ("therefore", "thus", "hence", "so", "consequently", "accordingly", "conclusion", "overall", "summary", "conclude"),
+        frozenset({b"so", b"therefore", b"thus", b"hence", b"consequently", b"accordingly", b"overall", b"conclusion", b"summary", b"conclude"}),
     ),
+    # it/this + 's / is / must …, after I think / a line start / a stop
+    _CONCLUSIONS[1]: (frozenset({b"it", b"this"}),),
+    _CONCLUSIONS[2]: (frozenset({b"it"}), frozenset({b"must", b"has", b"should"}), frozenset({b"be"})),
+    _HEDGES[0]: (frozenset({b"might", b"may", b"could"}), frozenset({b"be"})),
+    _WEAK[0]: (frozenset({b"option", b"choice"}), frozenset({b"is"}), frozenset({b"correct", b"right"})),
+    _WEAK[1]: (frozenset({b"is"}), frozenset({b"correct", b"right", b"valid", b"true"})),
+    # could … also be; or maybe …; also/equally plausible …
+    _ALSO_BEFORE[0]: (frozenset({b"also", b"equally", b"or"}),),
+}
+#: Bytes of :func:`_words`' table: ASCII lower-case letters stay, every other byte is a space.
+_WORD_TABLE: Final = bytes(c if 0x61 <= c <= 0x7A else 0x20 for c in range(256))
+
+
+@lru_cache(maxsize=8)
+def _words(folded: str) -> frozenset[bytes]:
+    """The runs of ASCII letters in ``folded`` (every other character separates them), as bytes."""
+    return frozenset(folded.encode("ascii", "replace").translate(_WORD_TABLE).split())
+
+
+#: Literal pre-checks for the statement patterns: every match of the pattern holds, for each
+#: group, one of its literals — as :func:`normalize._literals.fold` folds the text (``(?i)``
+#: matches only the ASCII letters, ``İ``, ``K`` and ``ſ`` there; folding keeps every character
+#: one character, so positions agree).  A text that lacks a group skips the scan.  Single CJK
+#: characters come first: a one-character ``in`` is a memchr, a longer one a string search.
+_NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
+    _MARKERS[3]: (("\\",),),
+    _MARKERS[4]: (("答",),),
+    _MARKERS[5]: (("isn't",),),
+    _MARKERS[6]: (("答",),),
+    _MARKERS[7]: (("正",),),
+    _MARKERS[8]: (("答",),),
+    _MARKERS[9]: (("选",),),
+    # r[ée]ponse; respuesta, resposta, risposta (all hold "sp"); antwort
+    _MARKERS[10]: (("ponse", "sp", "antwort"),),
+    # a letter then 是/为 … 答案/选项
+    _BEFORE_PATTERNS[1]: (("答", "选"), ("是", "为")),
+    # 我/我们 + 认为/觉得/判断/倾向于
+    _CONCLUSIONS[3]: (("认", "觉", "判", "倾"),),
+    # 因此 / 所以 / 故(而) / 综上 / 总之 / (由此)可见
+    _CONCLUSIONS[4]: (("因", "所", "故", "综", "总", "可"),),
     _HEDGES[0]: (("might", "may", "could"), ("be",)),
     _HEDGES[1]: (("possibly", "perhaps", "maybe"),),
-    _WEAK[2]: (("正确", "对"),),
+    _HEDGES[2]: (("可", "也", "或"),),
+    # option/choice + letter + is (the) correct/right
+    _WEAK[0]: (("option", "choice"),),
+    _WEAK[2]: (("正", "对"),),
+    _WEAK_MARKERS[0]: (("正",),),
     # (could|might|may|would) (also|equally) be; or (maybe|perhaps|possibly); (also|equally) plausible…
     _ALSO_BEFORE[0]: (("also", "equally", "maybe", "perhaps", "possibly"),),
-    _ALSO_AFTER: (("also", "equally", "也"),),
+    _ALSO_BEFORE[1]: (("也",),),
+    _ALSO_AFTER: (("也", "also", "equally"),),
+    _RETRACTION: (RETRACTION_WORDS,),
 }
 
 
 #: Faster screens (stdlib ``re`` on the folded text) for statement patterns whose literals
-#: occur in most prose: a match of the pattern always holds a match of its screen (the screen
-#: leaves out the pattern's word boundaries and look-behinds, so it is looser; its ``\s``
-#: matches every character ``regex``'s does, a test checks it).
-_SCREENS: Final[dict[str, re.Pattern[str]]] = {
-    _MARKERS[1]: re.compile(
-        r"(?:correct|right|best|final)\s+(?:option|choice|letter|one)|my\s+(?:final\s+)?(?:choice|pick|selection|option)"
+#: occur in most prose: a match of the pattern always holds a match of one of its screens (a
+#: screen leaves out the pattern's word boundaries and look-behinds, so it is looser; its ``\s``
+#: matches every character ``regex``'s does, a test checks it).  Each screen opens with a
+#: literal (a stdlib scan for a literal prefix is fast, an alternation at every position is
+#: not) and is searched only when its guard, when it has one, is in the folded text (a string)
+#: or among its words (bytes: :func:`_words`, for a word the pattern bounds on both sides).
+_VERB_AFTER: Final = r"\s*(?:is|would|should|must|has|will|[:=])"
+_SCREENS: Final[dict[str, tuple[tuple[bytes | str | None, re.Pattern[str]], ...]]] = {
+    # (the) correct/right/best/final option/choice/letter/one, my (final) choice/pick/selection/option;
+    # then a verb or : =  (the first word is a whole word: its guard is looked up in _words)
+    _MARKERS[1]: (
+        *((word.encode(), re.compile(word + r"\s+(?:option|choice|letter|one)" + _VERB_AFTER)) for word in ("correct", "right", "best", "final")),
+        (b"my", re.compile(r"my\s+(?:final\s+)?(?:choice|pick|selection|option)" + _VERB_AFTER)),
     ),
-    _CONCLUSIONS[0]: re.compile(
-        r"(?<![a-z])(?:therefore|thus|hence|so|consequently|accordingly|overall)(?![a-z])|conclusion|summary|conclude"
+    _MARKERS[2]: (
+        (b"choose", re.compile("choose")),
+        (b"pick", re.compile("pick")),
+        (b"select", re.compile("select")),
+        (b"go", re.compile(r"go\s+with")),
+        (b"opt", re.compile(r"opt\s+for")),
     ),
-    _CONCLUSIONS[1]: re.compile(r"(?:it|this)(?:'s|\s+(?:is|must|should|has|would))"),
+    _BEFORE_PATTERNS[0]: (
+        (None, re.compile(r"is\s+(?:the\s+)?(?:(?:correct|right|best|final|only\s+correct)\s+)?(?:answer|option|choice)")),
+    ),
+    _CONCLUSIONS[1]: (
+        (b"it", re.compile(r"it(?:'s|\s+(?:is|must|should|has|would))")),
+        (b"this", re.compile(r"this(?:'s|\s+(?:is|must|should|has|would))")),
+    ),
+    _CONCLUSIONS[2]: ((None, re.compile(r"it\s+(?:must|has|should)")),),
+    _WEAK[0]: ((None, re.compile(r"is\s+(?:the\s+)?(?:correct|right)")),),
+    _WEAK[1]: ((None, re.compile(r"is\s+(?:the\s+)?(?:only\s+)?(?:correct|right|valid|true)")),),
 }
+
+#: Where matches start, for patterns that open with ``\b`` and one of a few words that prose
+#: holds often ("so", "answering"): every match starts at an occurrence of one of these words
+#: in the folded text that no ASCII word character precedes, so only those places are tried
+#: (``Pattern.match`` there finds what ``finditer`` finds there: look-behinds and ``\b`` see
+#: the text before ``pos``).  Per pattern: the words; words whose presence makes that list
+#: incomplete (``in conclusion`` starts at ``in``), so the plain scan runs; whether the word
+#: must end at a word boundary (the pattern has ``\b`` or ``\s`` right after it); or, in
+#: place of the words, a stdlib pattern whose matches in the folded text start at every place
+#: a match can start (it opens with the word and asks for what the pattern needs next).
+_STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[str], tuple[str, ...], bool]]] = {
+    _MARKERS[0]: (re.compile(r"answer(?=[ \t]*(?:is|would|should|must|has|will|[:=\n–—-]))"), (), False),
+    _CONCLUSIONS[0]: (
+        ("so", "therefore", "thus", "hence", "consequently", "accordingly", "overall"),
+        ("conclu", "summary"),
+        True,
+    ),
+    _HEDGES[0]: (("might", "may", "could"), (), True),
+    _HEDGES[1]: (("possibly", "perhaps", "maybe"), (), False),
+    _WEAK[0]: (("option", "choice"), (), True),
+}
+_ASCII_WORD: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 #: A whole output that is one plain statement of one upper-case letter — ``answer is (B).``,
@@ -315,24 +409,106 @@ def _folded(text: str) -> str:
     return fold(text)
 
 
+class _Plan(NamedTuple):
+    """What :func:`_finditer` checks before (or instead of) a plain scan of one pattern."""
+
+    compiled: regex.Pattern[str]
+    words: tuple[frozenset[bytes], ...]
+    needs: tuple[tuple[str, ...], ...]
+    screens: tuple[tuple[bytes | str | None, re.Pattern[str]], ...] | None
+    starts: tuple[tuple[str, ...] | re.Pattern[str], tuple[str, ...], bool] | None
+
+
+#: Every pre-checked pattern's checks in one place (one lookup per scan).
+_PLANS: Final = {
+    pattern: _Plan(
+        compile_pattern(pattern),
+        _WORDS.get(pattern, ()),
+        _NEEDS.get(pattern, ()),
+        _SCREENS.get(pattern),
+        _STARTS.get(pattern),
+    )
+    for pattern in (*_WORDS, *_NEEDS, *_SCREENS, *_STARTS)
+}
+
+
 def _finditer(pattern: str, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[regex.Match[str]]:
-    """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a literal
-    pre-check (:data:`_NEEDS`, :func:`normalize._phrases.may_retract`) shows it cannot match."""
-    needs = _NEEDS.get(pattern)
-    if needs is not None:
-        folded = _folded(text)
-        for group in needs:  # loops, not all(any(...)): this runs ~20 times for every row
-            for word in group:
-                if word in folded:
-                    break
-            else:
+    """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a pre-check
+    (:data:`_WORDS`, :data:`_NEEDS`, :data:`_SCREENS`) shows it cannot match; only at the places
+    :data:`_STARTS` names when it has them."""
+    plan = _PLANS.get(pattern)
+    if plan is None:
+        return compile_pattern(pattern).finditer(text, pos, endpos)
+    compiled, words, needs, screens, starts = plan
+    folded = _folded(text)
+    if words:
+        present = _words(folded)
+        for alternatives in words:
+            if present.isdisjoint(alternatives):
                 return iter(())
-    elif pattern == _RETRACTION and not may_retract(_folded(text)):
-        return iter(())
-    screen = _SCREENS.get(pattern)
-    if screen is not None and screen.search(_folded(text)) is None:
-        return iter(())
-    return compile_pattern(pattern).finditer(text, pos, endpos)
+    for group in needs:  # loops, not all(any(...)): this runs ~20 times for every row
+        for literal in group:
+            if literal in folded:
+                break
+        else:
+            return iter(())
+    if screens is not None:
+        for guard, screen in screens:
+            if guard is None or (guard in _words(folded) if isinstance(guard, bytes) else guard in folded):
+                if screen.search(folded) is not None:
+                    break
+        else:
+            return iter(())
+    if starts is not None:
+        starts_at, unless, whole = starts
+        if whole and not isinstance(starts_at, re.Pattern):  # only the words the text holds
+            present = _words(folded)
+            starts_at = tuple(word for word in starts_at if word.encode() in present)
+        if not any(word in folded for word in unless):
+            return _matches_at(compiled, text, _word_starts(folded, starts_at, whole), pos, endpos)
+    return compiled.finditer(text, pos, endpos)
+
+
+def _word_starts(folded: str, words: tuple[str, ...] | re.Pattern[str], whole: bool) -> list[int]:
+    """Where one of ``words`` (or a match of the locator) occurs in ``folded`` with no ASCII word
+    character before it (and, when ``whole``, none after it), in order."""
+    found: list[int] = []
+    if isinstance(words, re.Pattern):
+        for located in words.finditer(folded):
+            at = located.start()
+            if at == 0 or folded[at - 1] not in _ASCII_WORD:
+                found.append(at)
+        return found
+    size = len(folded)
+    for word in words:
+        at = folded.find(word)
+        while at >= 0:
+            after = at + len(word)
+            if (at == 0 or folded[at - 1] not in _ASCII_WORD) and not (
+                whole and after < size and folded[after] in _ASCII_WORD
+            ):
+                found.append(at)
+            at = folded.find(word, at + 1)
+    found.sort()
+    return found
+
+
+def _matches_at(
+    compiled: regex.Pattern[str], text: str, starts: list[int], pos: int, endpos: int | None
+) -> Iterator[regex.Match[str]]:
+    """``compiled.finditer(text, pos, endpos)`` when every match starts at one of ``starts``
+    (sorted) and none is empty: the leftmost match is the first place that matches, and the
+    next is searched from its end."""
+    limit = len(text) if endpos is None else endpos
+    for at in starts:
+        if at < pos:
+            continue
+        if at >= limit:
+            return
+        match = compiled.match(text, at, endpos)
+        if match is not None:
+            yield match
+            pos = match.end()
 
 
 @dataclass(frozen=True)
@@ -381,8 +557,7 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     if not texts:  # the common whole statement, read in one step (the tiers would read the same)
         whole = _WHOLE_STATEMENT.fullmatch(prepared)
         if whole is not None:
-            letter = whole["b"] or whole["q"] or whole["l"]
-            return _decide([_Statement(0, frozenset({LETTERS.index(letter)}))], count, params.conflict)
+            return _decide_one(LETTERS.index(whole["b"] or whole["q"] or whole["l"]), count)
     norm_options = tuple(normalize_option(o, timeout=timeout) for o in texts) if texts else ()
 
     readers: tuple[Callable[[], list[_Statement]], ...] = (
@@ -467,7 +642,10 @@ def prepare_text(text: str, *, timeout: float) -> str:
     visible = text
     if not text.isascii() and _MAYBE_FORMAT_CHAR.search(text) is not None:  # rare: the slow exact test
         visible = "".join(c for c in text if unicodedata.category(c) != "Cf")
-    folded = _QUOTE_TABLE.translate(unicodedata.normalize("NFKC", visible))
+    composed = unicodedata.normalize("NFKC", visible)
+    if _PREPARE_CHARS.search(composed) is None:  # no quote to unify, no backslash, no mark: as it is
+        return composed
+    folded = _QUOTE_TABLE.translate(composed)
     unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded) if "\\" in folded else folded
     return compile_pattern(_DECORATION).sub("", unwrapped) if _DECORATION_CHARS.search(unwrapped) else unwrapped
 
@@ -622,6 +800,11 @@ def _decide(statements: list[_Statement], count: int, conflict: str) -> Parsed:
         named = ", ".join(LETTERS[i] for i in sorted(letters))
         return Parsed(None, st.CONTRADICTORY, f"the output states different options: {named}")
     (index,) = letters
+    return _decide_one(index, count)
+
+
+def _decide_one(index: int, count: int) -> Parsed:
+    """The verdict for one stated letter (its index into A–Z)."""
     if index >= count:
         return Parsed(
             None,
@@ -724,6 +907,8 @@ def _read_token(
     text: str, pos: int, count: int, timeout: float, *, strict_follow: bool
 ) -> tuple[frozenset[int], int, int] | None:
     """Letters of the token at ``pos``, where they start, where the token ends; else None."""
+    if not _may_start_token(text, pos):
+        return None
     match = compile_pattern(_TOKEN).match(text, pos)
     if match is None:
         return None
@@ -746,6 +931,30 @@ def _read_token(
         if strict_follow and not compile_pattern(_LIST_FOLLOW).match(text, end):
             return None
     return frozenset({LETTERS.index(letters.upper())}), match.start("letters"), end
+
+
+#: The blanks a token may open with, then the run of ASCII letters after them.
+_TOKEN_HEAD: Final = re.compile(r"[ \t\n]*([A-Za-z]*)")
+#: The words :data:`_TOKEN` reads before its letters (``either``, ``option`` …), folded.
+_TOKEN_WORDS: Final = frozenset({"either", "both", "option", "choice", "letter"})
+
+
+def _may_start_token(text: str, pos: int) -> bool:
+    """False only where :data:`_TOKEN` reads no letters that :func:`_read_token` accepts: after
+    the blanks comes neither a bracket, a quote nor a non-ASCII character (``【``, ``选项``), and
+    the run of ASCII letters there is empty, or several letters not all upper-case that are not
+    a whole word ``_TOKEN`` reads before its letters (a non-ASCII letter right after the run may
+    continue such a word case-insensitively, ``optİon``: then True)."""
+    head = _TOKEN_HEAD.match(text, pos)
+    if head is None:  # pragma: no cover - the pattern matches the empty string
+        return True
+    run = head[1]
+    end = head.end()
+    if not run:
+        return end < len(text) and (text[end] in "([{<\"'" or not text[end].isascii())
+    if len(run) == 1 or run.isupper() or (end < len(text) and not text[end].isascii()):
+        return True
+    return run.lower() in _TOKEN_WORDS
 
 
 def _continuation(text: str, pos: int, count: int, timeout: float) -> tuple[frozenset[int], int]:
