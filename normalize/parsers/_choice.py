@@ -432,16 +432,22 @@ _PLANS: Final = {
 }
 
 
-def _finditer(pattern: str, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[regex.Match[str]]:
+def _finditer(
+    pattern: str, text: str, pos: int = 0, endpos: int | None = None, *, folded: str | None = None
+) -> Iterator[regex.Match[str]]:
     """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a pre-check
     (:data:`_WORDS`, :data:`_NEEDS`, :data:`_SCREENS`) shows it cannot match; only at the places
-    :data:`_STARTS` names when it has them."""
+    :data:`_STARTS` names when it has them.  ``folded``: :func:`_folded` of ``text``, when the
+    caller has it."""
     plan = _PLANS.get(pattern)
     if plan is None:
         return compile_pattern(pattern).finditer(text, pos, endpos)
     compiled, words, needs, screens, starts = plan
-    folded = _folded(text)
-    if words:
+    if folded is None:
+        folded = _folded(text)
+    # A word gate reads words of the whole text; an ``endpos`` inside a word ends the word there.
+    whole_text = endpos is None or endpos >= len(text)
+    if words and whole_text:
         present = _words(folded)
         for alternatives in words:
             if present.isdisjoint(alternatives):
@@ -454,13 +460,18 @@ def _finditer(pattern: str, text: str, pos: int = 0, endpos: int | None = None) 
             return iter(())
     if screens is not None:
         for guard, screen in screens:
-            if guard is None or (guard in _words(folded) if isinstance(guard, bytes) else guard in folded):
-                if screen.search(folded) is not None:
-                    break
+            if isinstance(guard, bytes):
+                if whole_text and guard not in _words(folded):
+                    continue
+            elif guard is not None and guard not in folded:
+                continue
+            if screen.search(folded) is not None:
+                break
         else:
             return iter(())
     if starts is not None:
         starts_at, unless, whole = starts
+        whole = whole and whole_text
         if whole and not isinstance(starts_at, re.Pattern):  # only the words the text holds
             present = _words(folded)
             starts_at = tuple(word for word in starts_at if word.encode() in present)
@@ -668,13 +679,14 @@ def _marker_statements(
     text: str, count: int, options: tuple[str, ...], timeout: float
 ) -> list[_Statement]:
     found: dict[int, _Statement] = {}
+    folded = _folded(text)
     for pattern in _MARKERS:
-        for marker in _finditer(pattern, text):
+        for marker in _finditer(pattern, text, folded=folded):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
     for pattern in _BEFORE_PATTERNS:
-        for match in _finditer(pattern, text):
+        for match in _finditer(pattern, text, folded=folded):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
                 found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
@@ -686,8 +698,9 @@ def _led_statements(
 ) -> list[_Statement]:
     """Statements after a conclusion or a hedge: the letter must end its clause (``strict``)."""
     found: dict[int, _Statement] = {}
+    folded = _folded(text)
     for pattern in leads:
-        for lead in _finditer(pattern, text):
+        for lead in _finditer(pattern, text, folded=folded):
             token = _read_token(text, lead.end(), count, timeout, strict_follow=True)
             if token is None:
                 hit = _anchored_option(text, lead.end(), options, timeout) if options else None
@@ -746,8 +759,9 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
 
 def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
     found: dict[int, _Statement] = {}
+    folded = _folded(text)
     for pattern in _WEAK:
-        for match in _finditer(pattern, text):
+        for match in _finditer(pattern, text, folded=folded):
             groups = match.groupdict()
             key = "letter" if groups.get("letter") else "letter2"
             suffix = "" if key == "letter" else "2"
@@ -756,7 +770,7 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
             at = match.start(key)
             found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
     for pattern in _WEAK_MARKERS:
-        for marker in _finditer(pattern, text):
+        for marker in _finditer(pattern, text, folded=folded):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
@@ -933,28 +947,22 @@ def _read_token(
     return frozenset({LETTERS.index(letters.upper())}), match.start("letters"), end
 
 
-#: The blanks a token may open with, then the run of ASCII letters after them.
-_TOKEN_HEAD: Final = re.compile(r"[ \t\n]*([A-Za-z]*)")
-#: The words :data:`_TOKEN` reads before its letters (``either``, ``option`` …), folded.
-_TOKEN_WORDS: Final = frozenset({"either", "both", "option", "choice", "letter"})
+#: Where :data:`_TOKEN` may read letters that :func:`_read_token` accepts: after the blanks, a
+#: bracket, a quote or a non-ASCII character (``【``, ``选项``); else the run of ASCII letters
+#: there is one letter, all upper-case, followed by a non-ASCII character (which may continue a
+#: word case-insensitively, ``optİon``), or a whole word ``_TOKEN`` reads before its letters.
+#: Anything else (``so the``, ``so we``) is refused: ``_TOKEN`` reads the whole run as the
+#: letters, and a run of several letters not all upper-case is no token.
+_TOKEN_MAY_START: Final = re.compile(
+    r"[ \t\n]*(?:[(\[{<\"']|[^\x00-\x7f]|[A-Za-z](?![A-Za-z])|[A-Z]+(?![A-Za-z])|[A-Za-z]+(?=[^\x00-\x7f])"
+    r"|(?i:either|both|option|choice|letter)(?![A-Za-z]))"
+)
 
 
 def _may_start_token(text: str, pos: int) -> bool:
-    """False only where :data:`_TOKEN` reads no letters that :func:`_read_token` accepts: after
-    the blanks comes neither a bracket, a quote nor a non-ASCII character (``【``, ``选项``), and
-    the run of ASCII letters there is empty, or several letters not all upper-case that are not
-    a whole word ``_TOKEN`` reads before its letters (a non-ASCII letter right after the run may
-    continue such a word case-insensitively, ``optİon``: then True)."""
-    head = _TOKEN_HEAD.match(text, pos)
-    if head is None:  # pragma: no cover - the pattern matches the empty string
-        return True
-    run = head[1]
-    end = head.end()
-    if not run:
-        return end < len(text) and (text[end] in "([{<\"'" or not text[end].isascii())
-    if len(run) == 1 or run.isupper() or (end < len(text) and not text[end].isascii()):
-        return True
-    return run.lower() in _TOKEN_WORDS
+    """False only where :data:`_TOKEN` reads no letters that :func:`_read_token` accepts
+    (:data:`_TOKEN_MAY_START`)."""
+    return _TOKEN_MAY_START.match(text, pos) is not None
 
 
 def _continuation(text: str, pos: int, count: int, timeout: float) -> tuple[frozenset[int], int]:
