@@ -37,7 +37,7 @@ _LEADS = (
 _JOINS = ("", " is ", " is: ", " is:", ": ", ":", " is", " ", "是", "为", "是:", "为:", " IS ", " isn't ", "=", "\n")
 _LETTERS = ("A", "B", "C", "I", "J", "Z", "b", "a", "i", "AB", "BA", "DNA", "Ｂ", "é")
 _WRAPS = (("", ""), ("(", ")"), ('"', '"'), ("“", "”"), ("**", "**"), ("(", ""), ("", ")"), ("[", "]"), ("'", "'"))
-_STOPS = ("", ".", "。", "!", ",", " ", "\n", ". ", "..", "?")
+_STOPS = ("", ".", "。", "!", ",", " ", "\n", ". ", "..", "?", "*", "\\", "_", "”", "\u200b", "．")
 _TAILS = (
     "", " or C", ", not A", " and D", " is correct", " is also plausible", "也正确", " because", "\nWait, that is wrong.\nANSWER: C",
     " (B)", "B", " is the answer", "。等等，不对，答案是C", " rather than B", " might be C", "\u200b",
@@ -66,6 +66,13 @@ _DOMAINS = hs.one_of(hs.integers(2, 26), _OPTION_TEXTS)
 def test_whole_statement_fast_path_reads_like_the_tiers(text: str, options: int | tuple[str, ...], conflict: str) -> None:
     new, old = _both(text, options, conflict)
     assert new == old, (text, options, conflict)
+
+
+@given(_statements())
+@settings(max_examples=2000, deadline=None)
+def test_whole_statement_is_its_own_prepared_form(text: str) -> None:
+    if _choice._WHOLE_STATEMENT.fullmatch(text):
+        assert _choice.prepare_text(text, timeout=1.0) == text
 
 
 def test_whole_statement_fast_path_is_taken() -> None:
