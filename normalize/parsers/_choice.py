@@ -372,14 +372,15 @@ _SCREENS: Final[dict[str, tuple[tuple[bytes | str | None, re.Pattern[str]], ...]
 #: (``Pattern.match`` there finds what ``finditer`` finds there: look-behinds and ``\b`` see
 #: the text before ``pos``).  Per pattern: the words; words whose presence makes that list
 #: incomplete (``in conclusion`` starts at ``in``), so the plain scan runs; whether the word
-#: must end at a word boundary (the pattern has ``\b`` or ``\s`` right after it); or, in
+#: must end at a word boundary (the pattern has ``\b`` or ``\s`` right after it, and after
+#: each word of the second element: then both are looked up in :func:`_words`); or, in
 #: place of the words, a stdlib pattern whose matches in the folded text start at every place
 #: a match can start (it opens with the word and asks for what the pattern needs next).
 _STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[str], tuple[str, ...], bool]]] = {
     _MARKERS[0]: (re.compile(r"answer(?=[ \t]*(?:is|would|should|must|has|will|[:=\n–—-]))"), (), False),
     _CONCLUSIONS[0]: (
         ("so", "therefore", "thus", "hence", "consequently", "accordingly", "overall"),
-        ("conclu", "summary"),
+        ("conclusion", "summary", "conclude"),
         True,
     ),
     _HEDGES[0]: (("might", "may", "could"), (), True),
@@ -477,7 +478,10 @@ def _finditer(
         if whole and not isinstance(starts_at, re.Pattern):  # only the words the text holds
             present = _words(folded)
             starts_at = tuple(word for word in starts_at if word.encode() in present)
-        if not any(word in folded for word in unless):
+            missing = not any(word.encode() in present for word in unless)
+        else:
+            missing = not any(word in folded for word in unless)
+        if missing:
             return _matches_at(compiled, text, _word_starts(folded, starts_at, whole), pos, endpos)
     return compiled.finditer(text, pos, endpos)
 
