@@ -85,7 +85,7 @@ def test_whole_statement_fast_path_is_taken() -> None:
 # misses, and the characters that change matching: case folding (İ ı ſ K), word characters on
 # either side, every kind of blank, CJK markers, brackets and quotes.
 _WORD_PIECES = (
-    "answer", "Answer", "ANSWER", "answering", "answer is", "The answer is", "answer:", "answer\n", "answer -",
+    "answer", "Answer", "ANSWER", "answering", "answer is", "The answer is", "answer:", "answer\n", "answer -", "answer — B", "Answer– C",
     "isn't", "is", "Is", "IS", " is ", "is the", "correct", "right", "best", "final", "my", "option", "Option",
     "choice", "letter", "one", "pick", "selection", "I", "I'd", "I'll", "I would", "we", "choose", "select",
     "go", "with", "opt", "for", "the", "la réponse est", "RÉPONSE", "respuesta es", "resposta é", "risposta è",
@@ -94,7 +94,7 @@ _WORD_PIECES = (
     "it", "It", "İt", "this", "This", "it's", "it is", "must", "has to", "should", "would", "be", "might", "may",
     "maybe", "could", "possibly", "perhaps", "valid", "true", "equally", "or", "and", "not", "wait", "Wait,",
     "that is wrong", "actually", "let me reconsider", "A", "B", "C", "D", "J", "Z", "a", "b", "AB", "(B)", "[C]",
-    "\"D\"", "'A'", "【B】", "B.", "B,", "b)", "K", "ı", "_", "9", "é", "答案", "答案是", "答案不是", "答", "答:",
+    "\"D\"", "'A'", "【B】", "B.", "B,", "b)", "K", "\u212a", "ı", "_", "9", "é", "pic\u212a", "\u212anow", "答案", "答案是", "答案不是", "答", "答:",
     "选", "选项", "故选", "不选", "正确", "正确的是", "对", "是", "为", "我认为", "所以", "因此", "综上", "可能是",
     "也", "也正确", "或", "等等", "不对", "\\boxed{", "}", " ", "  ", "\t", "\n", "\n\n", "\x0b", "\u3000", "\xa0",
     "\u2028", "\x1c", ",", ".", ":", ";", "!", "?", "，", "。", "：", "-", "—", "(", ")", "*", "**", "“", "”",
@@ -181,7 +181,8 @@ def test_token_precheck_never_refuses_a_token(before: str, after: str, count: in
 
 def test_folded_ascii_letters_are_word_characters() -> None:
     """The whole-word pre-checks rest on this: a character that folds to an ASCII letter is a
-    word character (never ``\\s`` or a ``\\b`` boundary's other side)."""
+    word character (never ``\\s`` or a ``\\b`` boundary's other side); and the projection the
+    pre-checks read keeps every ASCII character of the folded text, one byte a character."""
     word = regex.compile(r"\w")
     space = regex.compile(r"\s")
     for code in range(0x110000):
@@ -190,6 +191,10 @@ def test_folded_ascii_letters_are_word_characters() -> None:
         assert len(folded) == 1, hex(code)
         if "a" <= folded <= "z":
             assert word.match(char) and not space.match(char), hex(code)
+        # the projection folds only İ ı ſ K; every other character that folds to ASCII is ASCII
+        if folded.isascii() and not char.isascii():
+            assert char in _choice._FOLDS_TO_ASCII, hex(code)
+        assert len(_choice._projected(char)) == 1, hex(code)
 
 
 @given(hs.text(alphabet=hs.sampled_from("ab B\\*_`$“”‘’「」\"'{}()text\u200b\u00ad\ufeffＢ＊＂＄＼")))

@@ -290,10 +290,29 @@ _WORDS: Final[dict[str, tuple[frozenset[bytes], ...]]] = {
 _WORD_TABLE: Final = bytes(c if 0x61 <= c <= 0x7A else 0x20 for c in range(256))
 
 
+#: Bytes of :func:`_projected`'s table: ASCII upper-case letters to lower case.
+_LOWER_TABLE: Final = bytes(c + 0x20 if 0x41 <= c <= 0x5A else c for c in range(256))
+
+
+#: The non-ASCII characters :func:`fold` makes ASCII letters (``(?i)`` matches İ ſ K to i s k).
+_FOLDS_TO_ASCII: Final = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
 @lru_cache(maxsize=8)
-def _words(folded: str) -> frozenset[bytes]:
-    """The runs of ASCII letters in ``folded`` (every other character separates them), as bytes."""
-    return frozenset(folded.encode("ascii", "replace").translate(_WORD_TABLE).split())
+def _projected(text: str) -> bytes:
+    """``text`` as the pre-checks read it, one byte for each character: :func:`fold` of it (only
+    done when it holds one of ``İ ı ſ K``, which ``(?i)`` matches to ASCII letters), ASCII letters
+    in lower case, other ASCII as it is, any other character ``?``.  An ASCII literal of the folded
+    text is one of this at the same place (a test checks that nothing else folds to ASCII)."""
+    if any(char in text for char in _FOLDS_TO_ASCII):
+        text = fold(text)
+    return text.encode("ascii", "replace").translate(_LOWER_TABLE)
+
+
+@lru_cache(maxsize=8)
+def _words(projected: bytes) -> frozenset[bytes]:
+    """The runs of ASCII letters in ``projected`` (every other character separates them)."""
+    return frozenset(projected.translate(_WORD_TABLE).split())
 
 
 #: Literal pre-checks for the statement patterns: every match of the pattern holds, for each
@@ -332,38 +351,44 @@ _NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
 }
 
 
-#: Faster screens (stdlib ``re`` on the folded text) for statement patterns whose literals
+#: Faster screens (stdlib ``re`` on :func:`_projected` bytes) for statement patterns whose literals
 #: occur in most prose: a match of the pattern always holds a match of one of its screens (a
 #: screen leaves out the pattern's word boundaries and look-behinds, so it is looser; its ``\s``
 #: matches every character ``regex``'s does, a test checks it).  Each screen opens with a
 #: literal (a stdlib scan for a literal prefix is fast, an alternation at every position is
-#: not) and is searched only when its guard, when it has one, is in the folded text (a string)
-#: or among its words (bytes: :func:`_words`, for a word the pattern bounds on both sides).
+#: not) and is searched only when its guard, when it has one, is among the text's words
+#: (:func:`_words`; the pattern bounds the guard word on both sides).
+def _screen(source: str) -> re.Pattern[bytes]:
+    r"""A screen over :func:`_projected` bytes: ``\s`` also takes ``\x1c``–``\x1f`` and ``?`` (the
+    ``regex`` module's ``\s`` holds them and non-ASCII blanks, which the projection makes ``?``)."""
+    return re.compile(source.replace(r"\s", r"[\s\x1c-\x1f?]").encode())
+
+
 _VERB_AFTER: Final = r"\s*(?:is|would|should|must|has|will|[:=])"
-_SCREENS: Final[dict[str, tuple[tuple[bytes | str | None, re.Pattern[str]], ...]]] = {
+_SCREENS: Final[dict[str, tuple[tuple[bytes | None, re.Pattern[bytes]], ...]]] = {
     # (the) correct/right/best/final option/choice/letter/one, my (final) choice/pick/selection/option;
     # then a verb or : =  (the first word is a whole word: its guard is looked up in _words)
     _MARKERS[1]: (
-        *((word.encode(), re.compile(word + r"\s+(?:option|choice|letter|one)" + _VERB_AFTER)) for word in ("correct", "right", "best", "final")),
-        (b"my", re.compile(r"my\s+(?:final\s+)?(?:choice|pick|selection|option)" + _VERB_AFTER)),
+        *((word.encode(), _screen(word + r"\s+(?:option|choice|letter|one)" + _VERB_AFTER)) for word in ("correct", "right", "best", "final")),
+        (b"my", _screen(r"my\s+(?:final\s+)?(?:choice|pick|selection|option)" + _VERB_AFTER)),
     ),
     _MARKERS[2]: (
-        (b"choose", re.compile("choose")),
-        (b"pick", re.compile("pick")),
-        (b"select", re.compile("select")),
-        (b"go", re.compile(r"go\s+with")),
-        (b"opt", re.compile(r"opt\s+for")),
+        (b"choose", _screen("choose")),
+        (b"pick", _screen("pick")),
+        (b"select", _screen("select")),
+        (b"go", _screen(r"go\s+with")),
+        (b"opt", _screen(r"opt\s+for")),
     ),
     _BEFORE_PATTERNS[0]: (
-        (None, re.compile(r"is\s+(?:the\s+)?(?:(?:correct|right|best|final|only\s+correct)\s+)?(?:answer|option|choice)")),
+        (None, _screen(r"is\s+(?:the\s+)?(?:(?:correct|right|best|final|only\s+correct)\s+)?(?:answer|option|choice)")),
     ),
     _CONCLUSIONS[1]: (
-        (b"it", re.compile(r"it(?:'s|\s+(?:is|must|should|has|would))")),
-        (b"this", re.compile(r"this(?:'s|\s+(?:is|must|should|has|would))")),
+        (b"it", _screen(r"it(?:'s|\s+(?:is|must|should|has|would))")),
+        (b"this", _screen(r"this(?:'s|\s+(?:is|must|should|has|would))")),
     ),
-    _CONCLUSIONS[2]: ((None, re.compile(r"it\s+(?:must|has|should)")),),
-    _WEAK[0]: ((None, re.compile(r"is\s+(?:the\s+)?(?:correct|right)")),),
-    _WEAK[1]: ((None, re.compile(r"is\s+(?:the\s+)?(?:only\s+)?(?:correct|right|valid|true)")),),
+    _CONCLUSIONS[2]: ((None, _screen(r"it\s+(?:must|has|should)")),),
+    _WEAK[0]: ((None, _screen(r"is\s+(?:the\s+)?(?:correct|right)")),),
+    _WEAK[1]: ((None, _screen(r"is\s+(?:the\s+)?(?:only\s+)?(?:correct|right|valid|true)")),),
 }
 
 #: Where matches start, for patterns that open with ``\b`` and one of a few words that prose
@@ -376,8 +401,9 @@ _SCREENS: Final[dict[str, tuple[tuple[bytes | str | None, re.Pattern[str]], ...]
 #: each word of the second element: then both are looked up in :func:`_words`); or, in
 #: place of the words, a stdlib pattern whose matches in the folded text start at every place
 #: a match can start (it opens with the word and asks for what the pattern needs next).
-_STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[str], tuple[str, ...], bool]]] = {
-    _MARKERS[0]: (re.compile(r"answer(?=[ \t]*(?:is|would|should|must|has|will|[:=\n–—-]))"), (), False),
+_STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[bytes], tuple[str, ...], bool]]] = {
+    # answer, then blanks and a verb, : = a line break or a dash (– and — are ? in the projection)
+    _MARKERS[0]: (re.compile(rb"answer(?=[ \t]*(?:is|would|should|must|has|will|[:=\n?-]))"), (), False),
     _CONCLUSIONS[0]: (
         ("so", "therefore", "thus", "hence", "consequently", "accordingly", "overall"),
         ("conclusion", "summary", "conclude"),
@@ -387,7 +413,7 @@ _STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[str], tuple[str, ...
     _HEDGES[1]: (("possibly", "perhaps", "maybe"), (), False),
     _WEAK[0]: (("option", "choice"), (), True),
 }
-_ASCII_WORD: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+_ASCII_WORD: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 #: A whole output that is one plain statement of one upper-case letter — ``answer is (B).``,
@@ -406,69 +432,77 @@ _WHOLE_STATEMENT: Final = re.compile(
 )
 
 
-@lru_cache(maxsize=8)
-def _folded(text: str) -> str:
-    """:func:`normalize._literals.fold` of ``text``, kept for the few texts a parse reads."""
-    return fold(text)
-
-
 class _Plan(NamedTuple):
     """What :func:`_finditer` checks before (or instead of) a plain scan of one pattern."""
 
     compiled: regex.Pattern[str]
     words: tuple[frozenset[bytes], ...]
-    needs: tuple[tuple[str, ...], ...]
-    screens: tuple[tuple[bytes | str | None, re.Pattern[str]], ...] | None
-    starts: tuple[tuple[str, ...] | re.Pattern[str], tuple[str, ...], bool] | None
+    #: each group of :data:`_NEEDS`: its ASCII literals (looked up in the projection), the others
+    #: (looked up in the text: no other character folds to them)
+    needs: tuple[tuple[tuple[bytes, ...], tuple[str, ...]], ...]
+    screens: tuple[tuple[bytes | None, re.Pattern[bytes]], ...] | None
+    starts: tuple[tuple[bytes, ...] | re.Pattern[bytes], tuple[bytes, ...], bool] | None
+
+
+def _plan(pattern: str) -> _Plan:
+    starts = _STARTS.get(pattern)
+    return _Plan(
+        compile_pattern(pattern),
+        _WORDS.get(pattern, ()),
+        tuple(
+            (tuple(w.encode() for w in group if w.isascii()), tuple(w for w in group if not w.isascii()))
+            for group in _NEEDS.get(pattern, ())
+        ),
+        _SCREENS.get(pattern),
+        None
+        if starts is None
+        else (
+            starts[0] if isinstance(starts[0], re.Pattern) else tuple(w.encode() for w in starts[0]),
+            tuple(w.encode() for w in starts[1]),
+            starts[2],
+        ),
+    )
 
 
 #: Every pre-checked pattern's checks in one place (one lookup per scan).
-_PLANS: Final = {
-    pattern: _Plan(
-        compile_pattern(pattern),
-        _WORDS.get(pattern, ()),
-        _NEEDS.get(pattern, ()),
-        _SCREENS.get(pattern),
-        _STARTS.get(pattern),
-    )
-    for pattern in (*_WORDS, *_NEEDS, *_SCREENS, *_STARTS)
-}
+_PLANS: Final = {pattern: _plan(pattern) for pattern in (*_WORDS, *_NEEDS, *_SCREENS, *_STARTS)}
 
 
 def _finditer(
-    pattern: str, text: str, pos: int = 0, endpos: int | None = None, *, folded: str | None = None
+    pattern: str, text: str, pos: int = 0, endpos: int | None = None, *, projected: bytes | None = None
 ) -> Iterator[regex.Match[str]]:
     """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a pre-check
     (:data:`_WORDS`, :data:`_NEEDS`, :data:`_SCREENS`) shows it cannot match; only at the places
-    :data:`_STARTS` names when it has them.  ``folded``: :func:`_folded` of ``text``, when the
-    caller has it."""
+    :data:`_STARTS` names when it has them.  ``projected``: :func:`_projected` of ``text``, when
+    the caller has it."""
     plan = _PLANS.get(pattern)
     if plan is None:
         return compile_pattern(pattern).finditer(text, pos, endpos)
     compiled, words, needs, screens, starts = plan
-    if folded is None:
-        folded = _folded(text)
+    if projected is None:
+        projected = _projected(text)
     # A word gate reads words of the whole text; an ``endpos`` inside a word ends the word there.
     whole_text = endpos is None or endpos >= len(text)
     if words and whole_text:
-        present = _words(folded)
+        present = _words(projected)
         for alternatives in words:
             if present.isdisjoint(alternatives):
                 return iter(())
-    for group in needs:  # loops, not all(any(...)): this runs ~20 times for every row
-        for literal in group:
-            if literal in folded:
+    for ascii_literals, other_literals in needs:  # loops, not any(...): this runs ~20 times a row
+        for literal in other_literals:
+            if literal in text:
                 break
         else:
-            return iter(())
+            for ascii_literal in ascii_literals:
+                if ascii_literal in projected:
+                    break
+            else:
+                return iter(())
     if screens is not None:
         for guard, screen in screens:
-            if isinstance(guard, bytes):
-                if whole_text and guard not in _words(folded):
-                    continue
-            elif guard is not None and guard not in folded:
+            if guard is not None and whole_text and guard not in _words(projected):
                 continue
-            if screen.search(folded) is not None:
+            if screen.search(projected) is not None:
                 break
         else:
             return iter(())
@@ -476,36 +510,36 @@ def _finditer(
         starts_at, unless, whole = starts
         whole = whole and whole_text
         if whole and not isinstance(starts_at, re.Pattern):  # only the words the text holds
-            present = _words(folded)
-            starts_at = tuple(word for word in starts_at if word.encode() in present)
-            missing = not any(word.encode() in present for word in unless)
+            present = _words(projected)
+            starts_at = tuple(word for word in starts_at if word in present)
+            missing = present.isdisjoint(unless)
         else:
-            missing = not any(word in folded for word in unless)
+            missing = not any(word in projected for word in unless)
         if missing:
-            return _matches_at(compiled, text, _word_starts(folded, starts_at, whole), pos, endpos)
+            return _matches_at(compiled, text, _word_starts(projected, starts_at, whole), pos, endpos)
     return compiled.finditer(text, pos, endpos)
 
 
-def _word_starts(folded: str, words: tuple[str, ...] | re.Pattern[str], whole: bool) -> list[int]:
-    """Where one of ``words`` (or a match of the locator) occurs in ``folded`` with no ASCII word
-    character before it (and, when ``whole``, none after it), in order."""
+def _word_starts(projected: bytes, words: tuple[bytes, ...] | re.Pattern[bytes], whole: bool) -> list[int]:
+    """Where one of ``words`` (or a match of the locator) occurs in ``projected`` with no ASCII
+    word character before it (and, when ``whole``, none after it), in order."""
     found: list[int] = []
     if isinstance(words, re.Pattern):
-        for located in words.finditer(folded):
+        for located in words.finditer(projected):
             at = located.start()
-            if at == 0 or folded[at - 1] not in _ASCII_WORD:
+            if at == 0 or projected[at - 1] not in _ASCII_WORD:
                 found.append(at)
         return found
-    size = len(folded)
+    size = len(projected)
     for word in words:
-        at = folded.find(word)
+        at = projected.find(word)
         while at >= 0:
             after = at + len(word)
-            if (at == 0 or folded[at - 1] not in _ASCII_WORD) and not (
-                whole and after < size and folded[after] in _ASCII_WORD
+            if (at == 0 or projected[at - 1] not in _ASCII_WORD) and not (
+                whole and after < size and projected[after] in _ASCII_WORD
             ):
                 found.append(at)
-            at = folded.find(word, at + 1)
+            at = projected.find(word, at + 1)
     found.sort()
     return found
 
@@ -691,14 +725,14 @@ def _marker_statements(
     text: str, count: int, options: tuple[str, ...], timeout: float
 ) -> list[_Statement]:
     found: dict[int, _Statement] = {}
-    folded = _folded(text)
+    projected = _projected(text)
     for pattern in _MARKERS:
-        for marker in _finditer(pattern, text, folded=folded):
+        for marker in _finditer(pattern, text, projected=projected):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
     for pattern in _BEFORE_PATTERNS:
-        for match in _finditer(pattern, text, folded=folded):
+        for match in _finditer(pattern, text, projected=projected):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
                 found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
@@ -710,9 +744,9 @@ def _led_statements(
 ) -> list[_Statement]:
     """Statements after a conclusion or a hedge: the letter must end its clause (``strict``)."""
     found: dict[int, _Statement] = {}
-    folded = _folded(text)
+    projected = _projected(text)
     for pattern in leads:
-        for lead in _finditer(pattern, text, folded=folded):
+        for lead in _finditer(pattern, text, projected=projected):
             token = _read_token(text, lead.end(), count, timeout, strict_follow=True)
             if token is None:
                 hit = _anchored_option(text, lead.end(), options, timeout) if options else None
@@ -771,9 +805,9 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
 
 def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
     found: dict[int, _Statement] = {}
-    folded = _folded(text)
+    projected = _projected(text)
     for pattern in _WEAK:
-        for match in _finditer(pattern, text, folded=folded):
+        for match in _finditer(pattern, text, projected=projected):
             groups = match.groupdict()
             key = "letter" if groups.get("letter") else "letter2"
             suffix = "" if key == "letter" else "2"
@@ -782,7 +816,7 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
             at = match.start(key)
             found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
     for pattern in _WEAK_MARKERS:
-        for marker in _finditer(pattern, text, folded=folded):
+        for marker in _finditer(pattern, text, projected=projected):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
