@@ -100,6 +100,9 @@ _WORD_PIECES = (
     "\u2028", "\x1c", ",", ".", ":", ";", "!", "?", "，", "。", "：", "-", "—", "(", ")", "*", "**", "“", "”",
     "\u200b", "Ｂ", "我们先分析题目条件，然后逐步计算。", "the model checks each option carefully",
     "either", "Both", "LETTER", "optİon", "eİther", "Option B", "option (C)", "either A or B", "选项C", "选项 D",
+    "so,, therefore B", "so , , clearly C.", "so definitely D", "thus, most likely (A)", "hence of course B!",
+    "so we think it's C", "so I'd say D", "So the", "so the answer", "so, the", "so [B]", "so 【C】", "so AB.",
+    "so option B", "so it's", "so,\tthen", "so\u3000B", "so\n\nD", "so é", "soé",
     "optİon B", "eİther (C)", "OPTİON D", "both\tA", "I'll go\twith\nB", "I opt\u3000for (C)", "I'd\xa0choose D",
 )
 # One statement (or near miss) for each pre-checked pattern: every pattern matches one of them

@@ -73,7 +73,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Final, Literal, NamedTuple
 
 import regex
@@ -469,12 +469,19 @@ _PLANS: Final = {pattern: _plan(pattern) for pattern in (*_WORDS, *_NEEDS, *_SCR
 
 
 def _finditer(
-    pattern: str, text: str, pos: int = 0, endpos: int | None = None, *, projected: bytes | None = None
+    pattern: str,
+    text: str,
+    pos: int = 0,
+    endpos: int | None = None,
+    *,
+    projected: bytes | None = None,
+    keep: Callable[[int], bool] | None = None,
 ) -> Iterator[regex.Match[str]]:
     """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a pre-check
     (:data:`_WORDS`, :data:`_NEEDS`, :data:`_SCREENS`) shows it cannot match; only at the places
     :data:`_STARTS` names when it has them.  ``projected``: :func:`_projected` of ``text``, when
-    the caller has it."""
+    the caller has it.  ``keep``: the caller's test of a start place, where a match there (if any)
+    could not matter to it and would hold no other start place (:func:`_may_conclude`)."""
     plan = _PLANS.get(pattern)
     if plan is None:
         return compile_pattern(pattern).finditer(text, pos, endpos)
@@ -516,7 +523,7 @@ def _finditer(
         else:
             missing = not any(word in projected for word in unless)
         if missing:
-            return _matches_at(compiled, text, _word_starts(projected, starts_at, whole), pos, endpos)
+            return _matches_at(compiled, text, _word_starts(projected, starts_at, whole), pos, endpos, keep)
     return compiled.finditer(text, pos, endpos)
 
 
@@ -545,17 +552,24 @@ def _word_starts(projected: bytes, words: tuple[bytes, ...] | re.Pattern[bytes],
 
 
 def _matches_at(
-    compiled: regex.Pattern[str], text: str, starts: list[int], pos: int, endpos: int | None
+    compiled: regex.Pattern[str],
+    text: str,
+    starts: list[int],
+    pos: int,
+    endpos: int | None,
+    keep: Callable[[int], bool] | None = None,
 ) -> Iterator[regex.Match[str]]:
     """``compiled.finditer(text, pos, endpos)`` when every match starts at one of ``starts``
     (sorted) and none is empty: the leftmost match is the first place that matches, and the
-    next is searched from its end."""
+    next is searched from its end.  Places ``keep`` refuses are passed over."""
     limit = len(text) if endpos is None else endpos
     for at in starts:
         if at < pos:
             continue
         if at >= limit:
             return
+        if keep is not None and not keep(at):
+            continue
         match = compiled.match(text, at, endpos)
         if match is not None:
             yield match
@@ -746,7 +760,10 @@ def _led_statements(
     found: dict[int, _Statement] = {}
     projected = _projected(text)
     for pattern in leads:
-        for lead in _finditer(pattern, text, projected=projected):
+        keep = None
+        if pattern == _CONCLUSIONS[0] and strict and not options:  # "so the …": no statement
+            keep = partial(_may_conclude, text, projected)
+        for lead in _finditer(pattern, text, projected=projected, keep=keep):
             token = _read_token(text, lead.end(), count, timeout, strict_follow=True)
             if token is None:
                 hit = _anchored_option(text, lead.end(), options, timeout) if options else None
@@ -759,6 +776,29 @@ def _led_statements(
                 continue  # "Therefore, A is wrong": the letter is the subject of a clause
             found.setdefault(at, _Statement(at, frozenset(letters | more)))
     return [found[at] for at in sorted(found)]
+
+
+#: A conclusion word, blanks, a comma, blanks, then the run of ASCII letters there (projected).
+_CONCLUSION_HEAD: Final = re.compile(rb"[a-z]+[ \t]*,?[ \t]*([a-z]*)")
+#: Every word the conclusion pattern spells: a superset of the words its optional parts open
+#: with (``I``/``we`` think, ``it``/``this`` is, the adverbs).
+_CONCLUSION_WORDS: Final = frozenset(word.encode() for word in re.findall("[a-z]+", _CONCLUSIONS[0].lower()))
+
+
+def _may_conclude(text: str, projected: bytes, at: int) -> bool:
+    """False only where the conclusion word at ``at`` can lead to no statement when the options
+    are a count: what follows its blanks and comma is no comma, no word its optional parts open
+    with, and no token (:func:`_may_start_token`).  Then a match there ends right there, before
+    the next word (which holds no other start place), and reads no letter."""
+    head = _CONCLUSION_HEAD.match(projected, at)
+    if head is None:  # pragma: no cover - a start place holds a conclusion word
+        return True
+    run, after = head[1], head.start(1)
+    if after < len(projected) and projected[after] == 0x2C:  # a second comma: an adverb may follow
+        return True
+    if run and (len(run) == 1 or run in _CONCLUSION_WORDS):
+        return True
+    return _may_start_token(text, after)
 
 
 def _after_retraction(
