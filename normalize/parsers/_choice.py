@@ -476,35 +476,24 @@ def _finditer(
     *,
     projected: bytes | None = None,
     keep: Callable[[int], bool] | None = None,
+    opened: bool = False,
 ) -> Iterator[regex.Match[str]]:
     """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a pre-check
     (:data:`_WORDS`, :data:`_NEEDS`, :data:`_SCREENS`) shows it cannot match; only at the places
     :data:`_STARTS` names when it has them.  ``projected``: :func:`_projected` of ``text``, when
     the caller has it.  ``keep``: the caller's test of a start place, where a match there (if any)
-    could not matter to it and would hold no other start place (:func:`_may_conclude`)."""
+    could not matter to it and would hold no other start place (:func:`_may_conclude`).
+    ``opened``: the caller found the pattern among :func:`_open_patterns` of ``text``."""
     plan = _PLANS.get(pattern)
     if plan is None:
         return compile_pattern(pattern).finditer(text, pos, endpos)
-    compiled, words, needs, screens, starts = plan
+    compiled, _, _, screens, starts = plan
     if projected is None:
         projected = _projected(text)
     # A word gate reads words of the whole text; an ``endpos`` inside a word ends the word there.
     whole_text = endpos is None or endpos >= len(text)
-    if words and whole_text:
-        present = _words(projected)
-        for alternatives in words:
-            if present.isdisjoint(alternatives):
-                return iter(())
-    for ascii_literals, other_literals in needs:  # loops, not any(...): this runs ~20 times a row
-        for literal in other_literals:
-            if literal in text:
-                break
-        else:
-            for ascii_literal in ascii_literals:
-                if ascii_literal in projected:
-                    break
-            else:
-                return iter(())
+    if not (opened and whole_text) and not _open(plan, text, projected, whole_text):
+        return iter(())
     if screens is not None:
         for guard, screen in screens:
             if guard is not None and whole_text and guard not in _words(projected):
@@ -525,6 +514,37 @@ def _finditer(
         if missing:
             return _matches_at(compiled, text, _word_starts(projected, starts_at, whole), pos, endpos, keep)
     return compiled.finditer(text, pos, endpos)
+
+
+def _open(plan: _Plan, text: str, projected: bytes, whole_text: bool) -> bool:
+    """Whether ``plan``'s word gates (read only when ``whole_text``) and literal needs pass."""
+    if plan.words and whole_text:
+        present = _words(projected)
+        for alternatives in plan.words:
+            if present.isdisjoint(alternatives):
+                return False
+    for ascii_literals, other_literals in plan.needs:  # loops, not any(...): ~20 times a row
+        for literal in other_literals:
+            if literal in text:
+                break
+        else:
+            for ascii_literal in ascii_literals:
+                if ascii_literal in projected:
+                    break
+            else:
+                return False
+    return True
+
+
+def _open_patterns(text: str, projected: bytes, patterns: tuple[str, ...]) -> list[str]:
+    """The ``patterns`` whose word gates and literal needs pass on the whole ``text`` (one call
+    for a tier instead of one scan call for each of its patterns)."""
+    open_ = []
+    for pattern in patterns:
+        plan = _PLANS.get(pattern)
+        if plan is None or _open(plan, text, projected, True):
+            open_.append(pattern)
+    return open_
 
 
 def _word_starts(projected: bytes, words: tuple[bytes, ...] | re.Pattern[bytes], whole: bool) -> list[int]:
@@ -558,6 +578,7 @@ def _matches_at(
     pos: int,
     endpos: int | None,
     keep: Callable[[int], bool] | None = None,
+    opened: bool = False,
 ) -> Iterator[regex.Match[str]]:
     """``compiled.finditer(text, pos, endpos)`` when every match starts at one of ``starts``
     (sorted) and none is empty: the leftmost match is the first place that matches, and the
@@ -740,13 +761,13 @@ def _marker_statements(
 ) -> list[_Statement]:
     found: dict[int, _Statement] = {}
     projected = _projected(text)
-    for pattern in _MARKERS:
-        for marker in _finditer(pattern, text, projected=projected):
+    for pattern in _open_patterns(text, projected, _MARKERS):
+        for marker in _finditer(pattern, text, projected=projected, opened=True):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
-    for pattern in _BEFORE_PATTERNS:
-        for match in _finditer(pattern, text, projected=projected):
+    for pattern in _open_patterns(text, projected, _BEFORE_PATTERNS):
+        for match in _finditer(pattern, text, projected=projected, opened=True):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
                 found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
@@ -759,11 +780,11 @@ def _led_statements(
     """Statements after a conclusion or a hedge: the letter must end its clause (``strict``)."""
     found: dict[int, _Statement] = {}
     projected = _projected(text)
-    for pattern in leads:
+    for pattern in _open_patterns(text, projected, leads):
         keep = None
         if pattern == _CONCLUSIONS[0] and strict and not options:  # "so the …": no statement
             keep = partial(_may_conclude, text, projected)
-        for lead in _finditer(pattern, text, projected=projected, keep=keep):
+        for lead in _finditer(pattern, text, projected=projected, keep=keep, opened=True):
             token = _read_token(text, lead.end(), count, timeout, strict_follow=True)
             if token is None:
                 hit = _anchored_option(text, lead.end(), options, timeout) if options else None
@@ -846,8 +867,8 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
 def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
     found: dict[int, _Statement] = {}
     projected = _projected(text)
-    for pattern in _WEAK:
-        for match in _finditer(pattern, text, projected=projected):
+    for pattern in _open_patterns(text, projected, _WEAK):
+        for match in _finditer(pattern, text, projected=projected, opened=True):
             groups = match.groupdict()
             key = "letter" if groups.get("letter") else "letter2"
             suffix = "" if key == "letter" else "2"
@@ -855,8 +876,8 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
                 continue
             at = match.start(key)
             found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
-    for pattern in _WEAK_MARKERS:
-        for marker in _finditer(pattern, text, projected=projected):
+    for pattern in _open_patterns(text, projected, _WEAK_MARKERS):
+        for marker in _finditer(pattern, text, projected=projected, opened=True):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
