@@ -262,9 +262,10 @@ _BEFORE_PATTERNS: Final = tuple(_BEFORE_LETTER + suffix for suffix in _BEFORE_MA
 #: Whole-word pre-checks: every match of the pattern holds, for each group, one of its words
 #: with no ASCII letter right before or after it in the folded text (the pattern puts ``\b``,
 #: ``\s`` or an apostrophe on both sides of it), so the word is one of the text's runs of ASCII
-#: letters (:func:`_words`; a folded character is an ASCII letter only when the character is a
-#: word character, which ``\b`` and ``\s`` exclude, a test checks it).  A set lookup per word
-#: instead of a string search, for the English patterns whose words prose holds.
+#: letters (:func:`_words` of :func:`_projected`; a character folds to an ASCII letter only when
+#: it is a word character, which ``\b`` and ``\s`` exclude, a test checks it).  A set lookup per
+#: word instead of a string search, for the English patterns whose words prose holds.  Not read
+#: when an ``endpos`` cuts the text (a word cut there ends there).
 _WORDS: Final[dict[str, tuple[frozenset[bytes], ...]]] = {
     # (the) correct/right/best/final … ; my …
     _MARKERS[1]: (frozenset({b"correct", b"right", b"best", b"final", b"my"}),),
@@ -318,8 +319,9 @@ def _words(projected: bytes) -> frozenset[bytes]:
 #: Literal pre-checks for the statement patterns: every match of the pattern holds, for each
 #: group, one of its literals — as :func:`normalize._literals.fold` folds the text (``(?i)``
 #: matches only the ASCII letters, ``İ``, ``K`` and ``ſ`` there; folding keeps every character
-#: one character, so positions agree).  A text that lacks a group skips the scan.  Single CJK
-#: characters come first: a one-character ``in`` is a memchr, a longer one a string search.
+#: one character, so positions agree).  A text that lacks a group skips the scan.  The ASCII
+#: literals are looked up in :func:`_projected`, the others (CJK, which nothing folds to) in the
+#: text itself: a one-character ``in`` is a memchr.
 _NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
     _MARKERS[3]: (("\\",),),
     _MARKERS[4]: (("答",),),
@@ -393,13 +395,13 @@ _SCREENS: Final[dict[str, tuple[tuple[bytes | None, re.Pattern[bytes]], ...]]] =
 
 #: Where matches start, for patterns that open with ``\b`` and one of a few words that prose
 #: holds often ("so", "answering"): every match starts at an occurrence of one of these words
-#: in the folded text that no ASCII word character precedes, so only those places are tried
+#: in :func:`_projected` that no ASCII word character precedes, so only those places are tried
 #: (``Pattern.match`` there finds what ``finditer`` finds there: look-behinds and ``\b`` see
 #: the text before ``pos``).  Per pattern: the words; words whose presence makes that list
 #: incomplete (``in conclusion`` starts at ``in``), so the plain scan runs; whether the word
 #: must end at a word boundary (the pattern has ``\b`` or ``\s`` right after it, and after
 #: each word of the second element: then both are looked up in :func:`_words`); or, in
-#: place of the words, a stdlib pattern whose matches in the folded text start at every place
+#: place of the words, a stdlib pattern whose matches in :func:`_projected` start at every place
 #: a match can start (it opens with the word and asks for what the pattern needs next).
 _STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[bytes], tuple[str, ...], bool]]] = {
     # answer, then blanks and a verb, : = a line break or a dash (– and — are ? in the projection)
