@@ -204,3 +204,10 @@ def test_folded_ascii_letters_are_word_characters() -> None:
 @settings(max_examples=1000)
 def test_prepare_text_like_the_old_one(text: str) -> None:
     assert _choice.prepare_text(text, timeout=1.0) == oracle.prepare_text(text, timeout=1.0)
+
+
+@given(hs.text(alphabet=hs.sampled_from("ab \n*`$\\_“”‘’「」«»\"'Ｂ我")), hs.integers(0, 80))
+@settings(max_examples=1000)
+def test_prepare_char_test_like_the_class_scan(text: str, pad: int) -> None:
+    padded = "x" * pad + text
+    assert _choice._holds_prepare_char(padded) == (_choice._PREPARE_CHARS.search(padded) is not None)
