@@ -260,15 +260,16 @@ def test_find_fences_equals_the_scan(text: str) -> None:
 
 @given(hs.lists(hs.sampled_from(_MARKER_PIECES), max_size=30).map("".join))
 @settings(max_examples=300, deadline=None)
-def test_screened_tiers_skip_only_patterns_that_cannot_match(text: str) -> None:
-    folded = fold(text)
-    tiers = tuple(tier for tier in _TIERS if len(tier) > 1)
-    for tier, screened in zip(tiers, extract._screened_tiers(tiers), strict=True):
-        assert [single for single, _ in screened] == [(p,) for p in tier]
-        for single, required in screened:
-            found = extract.marker_matches(single, text, folded, timeout=1.0)
-            if not extract.may_match(required, folded):
-                assert found == [], single
+def test_marker_screens_skip_only_patterns_that_cannot_match(text: str) -> None:
+    folded, projected = fold(text), extract.project(text)
+    for tier in _TIERS:
+        for plan in extract._tier_markers((tier,))[0]:
+            found = extract.marker_matches((plan.pattern,), text, folded, timeout=1.0)
+            if not extract.may_match(plan.screen, folded):
+                assert found == [], plan.pattern
+            screen = plan.text_screen or ((),)
+            if not any(all(extract._occurs(key, text, projected) for key in branch) for branch in screen):
+                assert found == [], plan.pattern
 
 
 def test_answer_marker_refuses_a_non_positive_timeout_even_with_no_marker_in_sight() -> None:
