@@ -534,7 +534,7 @@ def extract_answer_marker(
     come from the pack's language overlays; with none (params never resolved) this raises
     ``ValueError``.  Not idempotent: a weaker marker may remain in what is kept.
 
-    Bound: O(n) per marker pattern (pack patterns carry the regex timeout; skipped by a substring check when their literals are absent); fences found once, a bisect per match.
+    Bound: O(n) per marker pattern (pack patterns carry the regex timeout; skipped by a substring check when their literals are absent, tried only where their linear-time locator hits); fences found once, a bisect per match.
 
     >>> p = AnswerMarkerParams(tiers=(("final answer:",), ("the answer is", "答案是"), ("therefore,?",)))
     >>> extract_answer_marker("So x = 2. Therefore, the answer is (B).\\n\\nDone.", p)
