@@ -268,7 +268,7 @@ def test_marker_screens_skip_only_patterns_that_cannot_match(text: str) -> None:
             if not extract.may_match(plan.screen, folded):
                 assert found == [], plan.pattern
             screen = plan.text_screen or ((),)
-            if not any(all(extract._occurs(key, text, projected) for key in branch) for branch in screen):
+            if not any(all(extract._occurs(key, text, projected) for key, _, _ in branch) for branch in screen):
                 assert found == [], plan.pattern
 
 

@@ -67,7 +67,7 @@ def test_locators_and_screens_hold_at_every_match_start(pattern: str, text: str)
         return
     assert extract.may_match(plan.screen, folded)
     screen = plan.text_screen or ((),)
-    assert any(all(extract._occurs(key, text, projected) for key in branch) for branch in screen)
+    assert any(all(extract._occurs(key, text, projected) for key, _, _ in branch) for branch in screen)
     source, projected_source, text_source = (
         locator_source(pattern), projected_locator_source(pattern), text_locator_source(pattern),
     )

@@ -290,7 +290,8 @@ class _Plan:
     projected_locator: re.Pattern[bytes] | None
     raw_locator: re.Pattern[str] | None
     projected_anchors: tuple[bytes, ...] | None
-    text_screen: tuple[tuple[str, ...], ...] | None  # screen, each literal's _prechecks before it
+    # the screen, each literal's _prechecks before it, each with how _occurs looks for it
+    text_screen: tuple[tuple[tuple[str, int, Any], ...], ...] | None
 
 
 @lru_cache(maxsize=1024)
@@ -315,7 +316,7 @@ def _plan(pattern: str) -> _Plan:
         re.compile(text_source) if isinstance(text_source, bytes) else None,
         re.compile(text_source) if isinstance(text_source, str) else None,
         tuple(project_literal(literal) for literal in lead) if lead is not None and cased else None,
-        None if screen is None else tuple(_with_prechecks(branch) for branch in screen),
+        None if screen is None else tuple(_probes(_with_prechecks(branch)) for branch in screen),
     )
 
 
@@ -469,6 +470,25 @@ def _text_matches(plan: _Plan, text: str, projected: bytes, timeout: float) -> l
     return _matches_from(plan, None, plan.projected_anchors, text, projected, timeout)
 
 
+_IN_PROJECTED: Final = 0  # bytes, looked for with ``in`` in the projected text
+_IN_TEXT: Final = 1  # str, looked for with ``in`` in the text itself
+_SEARCH_TEXT: Final = 2  # a stdlib pattern's prefix search in the text itself
+
+
+def _probes(branch: tuple[str, ...]) -> tuple[tuple[str, int, Any], ...]:
+    """Each literal of ``branch`` beside how :func:`_occurs` looks for it."""
+    out: list[tuple[str, int, Any]] = []
+    for literal in branch:
+        needle, finder = _needle(literal)
+        if finder is not None:
+            out.append((literal, _SEARCH_TEXT, finder))
+        elif needle is not None:
+            out.append((literal, _IN_PROJECTED, needle))
+        else:
+            out.append((literal, _IN_TEXT, literal))
+    return tuple(out)
+
+
 def _occurs(literal: str, text: str, projected: bytes) -> bool:
     """Whether the folded ``literal`` occurs in the folded text: looked for in ``projected`` when
     it has an ASCII letter, else (uncased characters: folding leaves them) in ``text`` itself."""
@@ -569,10 +589,16 @@ def extract_answer_marker(
                 continue
             if plan.text_screen is not None:  # may_match, each literal looked for once per text
                 for branch in plan.text_screen:
-                    for literal in branch:
+                    for literal, kind, probe in branch:
                         hit = seen.get(literal)
-                        if hit is None:
-                            hit = seen[literal] = _occurs(literal, text, projected)
+                        if hit is None:  # _occurs, inlined: this runs for every literal of a row
+                            if kind == _IN_PROJECTED:
+                                hit = probe in projected
+                            elif kind == _IN_TEXT:
+                                hit = probe in text
+                            else:
+                                hit = probe.search(text) is not None
+                            seen[literal] = hit
                         if not hit:
                             break
                     else:
