@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import regex
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as hs
 
 from normalize import load_pack
@@ -191,3 +191,35 @@ def test_answer_marker_equals_the_oracle_with_generated_tiers(first: str, second
     params = AnswerMarkerParams(tiers=((first,), (second, "answer\\s*[:：]")), conflict="keep", include_marker=True)
     fast = _outcome(lambda t, q: extract.extract_answer_marker(t, q, timeout=1.0), text, params)
     assert fast == _outcome(oracle.extract_answer_marker, text, params)
+
+
+_SPAN_PIECES = (
+    "Answer:", "answer is", "**", "*", "_", "__", " ", "\t", "\n", "\n\n", "Paris", "B", ".", ". ", ",", ", ", ";",
+    ":", "：", "，", "；", "。", "！", "？", "—", "–", "…", "because", "BECAUSE", "becauſe", "since", "given that",
+    "which is", "who was", "This", "it", "Explanation", "理由", "因为", "由于", "解释", "x" * 30, "答案是",
+)
+_SPAN_TEXTS = hs.lists(hs.sampled_from(_SPAN_PIECES), max_size=25).map("".join)
+
+
+_JUSTIFY_PIECES = (
+    "Paris", "x y", " ", "\t", "\n", ".", ",", ";", ":", "，", "；", "：", "。", "！", "？", "—", "–", "because",
+    "BECAUSE", "becauſe", "since", "which is", "This", "Explanation", "Reason", "理由", "因为", "**",
+)
+
+
+@given(hs.lists(hs.sampled_from(_JUSTIFY_PIECES), max_size=8).map("".join), hs.integers(0, 30), hs.integers(0, 30))
+@example("Paris\nExplanation", 0, 0)
+@example("No. because", 0, 0)
+@settings(max_examples=1500, deadline=None)
+def test_justification_screen_never_skips_a_justification(text: str, first: int, second: int) -> None:
+    begin, end = sorted((first % (len(text) + 1), len(text) - second % (len(text) + 1)))
+    for pattern in (extract._JUSTIFICATION, extract._JUSTIFICATION_AFTER_STOP):
+        fast = extract._justification_start(text, begin, end, timeout=1.0, pattern=pattern)
+        assert fast == oracle._justification_start(text, begin, end, pattern=pattern)
+
+
+@given(_SPAN_TEXTS)
+@settings(max_examples=1000, deadline=None)
+def test_answer_span_equals_the_oracle(text: str) -> None:
+    for match in oracle.marker_matches(("answer\\s*(?:is|[:：])", "答案是"), text):
+        assert extract._answer_span(text, match) == oracle._answer_span(text, match)

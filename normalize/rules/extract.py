@@ -662,10 +662,18 @@ _JUSTIFICATION_AFTER_STOP: Final = (
 )
 
 
+#: What every branch of :data:`_JUSTIFICATION` needs in the answer (folded): "because" (the
+#: only branch without punctuation), one of its punctuation marks or a line break, or a full stop
+#: followed by a space or tab.  A stdlib scan of a short span, several times cheaper.
+_MAY_JUSTIFY: Final = re.compile("[,;:\uff0c\uff1b\uff1a\u2014\u2013\u3002\n]|[.!?\u3002\uff01\uff1f][ \t]|because")
+
+
 def _justification_start(
     text: str, begin: int, end: int, *, timeout: float, pattern: str = _JUSTIFICATION
 ) -> int:
     """Where the answer in ``text[begin:end]`` stops before its justification (else ``end``)."""
+    if pattern is _JUSTIFICATION and _MAY_JUSTIFY.search(fold(text[begin:end])) is None:
+        return end  # none of what every branch needs: no justification starts here
     found = compile_pattern(pattern).search(text, begin, end)
     while found is not None and not text[begin : found.start()].strip(" \t\n*_\"'“”"):
         found = compile_pattern(pattern).search(text, found.end(), end)
@@ -768,8 +776,12 @@ def _skip_decoration(text: str, pos: int) -> int:
 def _answer_span(text: str, match: regex.Match[str]) -> tuple[int, int]:
     """Where the answer after ``match`` lies: to the first blank line, stripped, with the
     emphasis that wraps the marker (``**Answer:** B``, ``**Answer: B**``) left out."""
-    emphasis = compile_pattern(_EMPHASIS_BEFORE).search(
-        text, max(0, match.start() - 32), match.start()
+    start = match.start()
+    low = max(0, start - 32)
+    emphasis = (  # it needs a "*" or "_" just before the marker: mostly there is none
+        compile_pattern(_EMPHASIS_BEFORE).search(text, low, start)
+        if text.find("*", low, start) >= 0 or text.find("_", low, start) >= 0
+        else None
     )
     run = emphasis[1] if emphasis is not None else ""
     begin = _skip_decoration(text, match.end())
