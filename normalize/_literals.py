@@ -579,3 +579,20 @@ def project_literal(literal: str) -> bytes:
     """
     return literal.encode("ascii", "replace")
 
+
+
+@lru_cache(maxsize=1024)
+def locator_literal(pattern: str) -> str | None:
+    r"""The literal (folded) that every hit of the pattern's locators starts with: its leading
+    characters that stand once each, or ``None``.
+
+    >>> locator_literal(r"Final\s+answer"), locator_literal(r"\*\*\s*答案"), locator_literal(r"^x") is None
+    ('final', '**', True)
+    """
+    atoms = _locator_atoms(pattern)
+    literal = ""
+    for chars, bounds in atoms or ():
+        if bounds != _NO_QUANTIFIER or len(chars) != 1 or _WHITESPACE in chars:
+            break
+        literal += next(iter(chars))
+    return literal or None

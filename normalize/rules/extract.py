@@ -35,6 +35,7 @@ from normalize._literals import (
     entangled,
     fold,
     leading_literals,
+    locator_literal,
     locator_source,
     may_match,
     project,
@@ -292,6 +293,8 @@ class _Plan:
     projected_anchors: tuple[bytes, ...] | None
     # the screen, each literal's _prechecks before it, each with how _occurs looks for it
     text_screen: tuple[tuple[tuple[str, int, Any], ...], ...] | None
+    # the literal every hit of projected_locator / raw_locator starts with (as screens name it)
+    start_key: str | None
 
 
 @lru_cache(maxsize=1024)
@@ -317,6 +320,7 @@ def _plan(pattern: str) -> _Plan:
         re.compile(text_source) if isinstance(text_source, str) else None,
         tuple(project_literal(literal) for literal in lead) if lead is not None and cased else None,
         None if screen is None else tuple(_probes(_with_prechecks(branch)) for branch in screen),
+        locator_literal(pattern) if text_source is not None else None,
     )
 
 
@@ -436,11 +440,12 @@ def _matches_from(
     text: str,
     haystack: AnyStr,
     timeout: float,
+    pos: int = 0,
 ) -> list[regex.Match[str]]:
-    """The matches of ``plan`` alone, as ``finditer`` gives them (see :func:`_located`)."""
+    """The matches of ``plan`` alone, as ``finditer`` gives them (see :func:`_located`); with a
+    locator, ``pos`` may be where its first hit can be at the earliest."""
     found: list[regex.Match[str]] = []
     compiled = plan.compiled
-    pos = 0
     while True:
         if locator is not None:  # _located, inlined: this runs for every live pattern of a row
             hit = locator.search(haystack, pos)
@@ -461,12 +466,15 @@ def _matches_from(
         found.append(match)
 
 
-def _text_matches(plan: _Plan, text: str, projected: bytes, timeout: float) -> list[regex.Match[str]]:
-    """:func:`_single_matches` with no folded text: located over ``projected`` or ``text``."""
+def _text_matches(
+    plan: _Plan, text: str, projected: bytes, timeout: float, start: int = 0
+) -> list[regex.Match[str]]:
+    """:func:`_single_matches` with no folded text: located over ``projected`` or ``text``
+    (with a locator, from ``start`` on: no hit lies before it)."""
     if plan.projected_locator is not None:
-        return _matches_from(plan, plan.projected_locator, None, text, projected, timeout)
+        return _matches_from(plan, plan.projected_locator, None, text, projected, timeout, start)
     if plan.raw_locator is not None:
-        return _matches_from(plan, plan.raw_locator, None, text, text, timeout)
+        return _matches_from(plan, plan.raw_locator, None, text, text, timeout, start)
     return _matches_from(plan, None, plan.projected_anchors, text, projected, timeout)
 
 
@@ -580,7 +588,7 @@ def extract_answer_marker(
     projected = project(text)  # folded as far as ASCII literals need it: faster than fold
     if timeout <= 0:  # what marker_matches raises, even where every pattern is skipped
         raise ValueError(f"regex timeout must be positive, got {timeout!r}")
-    seen: dict[str, bool] = {}  # literal → whether it occurs in folded (each looked for once)
+    seen: dict[str, int] = {}  # literal → where it first occurs folded, or -1 (each looked for once)
     for tier in _tier_markers(params.tiers):
         matches: list[regex.Match[str]] = []
         for plan in tier:  # each pattern on its own: their matches may overlap
@@ -590,22 +598,26 @@ def extract_answer_marker(
             if plan.text_screen is not None:  # may_match, each literal looked for once per text
                 for branch in plan.text_screen:
                     for literal, kind, probe in branch:
-                        hit = seen.get(literal)
-                        if hit is None:  # _occurs, inlined: this runs for every literal of a row
+                        at = seen.get(literal)
+                        if at is None:  # _occurs, inlined: this runs for every literal of a row
                             if kind == _IN_PROJECTED:
-                                hit = probe in projected
+                                at = projected.find(probe)
                             elif kind == _IN_TEXT:
-                                hit = probe in text
+                                at = text.find(probe)
                             else:
-                                hit = probe.search(text) is not None
-                            seen[literal] = hit
-                        if not hit:
+                                found = probe.search(text)
+                                at = -1 if found is None else found.start()
+                            seen[literal] = at
+                        if at < 0:
                             break
                     else:
                         break  # every literal of this alternative occurs: it may match
                 else:
                     continue  # no alternative can match: skip the pattern
-            matches.extend(_text_matches(plan, text, projected, timeout))
+            # every locator hit starts with start_key: none before its first place, if looked for
+            start = 0 if plan.start_key is None else seen.get(plan.start_key, 0)
+            if start >= 0:
+                matches.extend(_text_matches(plan, text, projected, timeout, start))
         if not matches:
             continue
         if fences is None:
