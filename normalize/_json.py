@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import operator
-from collections import OrderedDict
 from itertools import accumulate
 from typing import Any, Final
 
@@ -127,10 +126,16 @@ _STRICT_SORTED: Final = json.JSONDecoder(
     parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_sorted_unique_keys
 )
 
+#: :func:`canonical_json` for a value :data:`_STRICT_SORTED` read: its keys are in sorted order
+#: already (so they need no sorting) and a decoded value holds no cycle (so none is looked for).
+_SORTED_VALUE: Final = json.JSONEncoder(
+    sort_keys=False, check_circular=False, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
 #: Values :func:`write_canonical` read, by the canonical text it wrote for each: at most
-#: :data:`_HANDOFF_SIZE`, each taken at most once (by :func:`read_canonical`), so no value is
-#: ever handed to two callers.
-_HANDOFF: Final[OrderedDict[str, Any]] = OrderedDict()
+#: :data:`_HANDOFF_SIZE` (emptied when full), each taken at most once (by :func:`read_canonical`),
+#: so no value is ever handed to two callers.
+_HANDOFF: Final[dict[str, Any]] = {}
 _HANDOFF_SIZE: Final = 8
 _MISSING: Final[Any] = object()
 
@@ -247,12 +252,9 @@ def write_canonical(text: str, limits: JsonLimits | None = None, *, timeout: flo
     {'a': 'é', 'b': [1.5, {'c': None, 'd': 1}]}
     """
     value = _load_stated(text, limits, _STRICT_SORTED, False, timeout)
-    written = canonical_json(value)
-    while len(_HANDOFF) >= _HANDOFF_SIZE:
-        try:
-            _HANDOFF.popitem(last=False)  # the oldest
-        except KeyError:  # (emptied meanwhile by another thread)
-            break
+    written = _SORTED_VALUE.encode(value)  # = canonical_json(value): see _SORTED_VALUE
+    if len(_HANDOFF) >= _HANDOFF_SIZE:
+        _HANDOFF.clear()  # (values dropped unread are simply never handed out)
     _HANDOFF[written] = value
     return written
 

@@ -9,7 +9,7 @@ fence runs to the end of the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -61,15 +61,27 @@ def _closing(char: str, length: int) -> re.Pattern[str]:
 def _fences(text: str) -> tuple[Fence, ...]:
     """:func:`find_fences`, cached for the last few texts: the rules of a chain that leave the
     text unchanged (most of them, most of the time) then scan it for fences once."""
-    fences: list[Fence] = []
-    append = fences.append
+    return tuple([Fence(*fence) for fence in iter_fences(text)])
+
+
+#: A fence as :func:`iter_fences` gives it: the fields of :class:`Fence`, in order.
+FenceTuple = tuple[int, int, int, int, str, bool]
+
+
+def iter_fences(text: str) -> Iterator[FenceTuple]:
+    """The fences of ``text`` one by one, as tuples of :class:`Fence`'s fields: the scan of
+    :func:`find_fences`, uncached and lazy, for a caller that may stop at the first it wants.
+
+    >>> [fence[4] for fence in iter_fences("a\\n```py\\nx = 1\\n```\\nb\\n~~~\\ny\\n")]
+    ['py', '']
+    """
     n = len(text)
     pos = 0
     while True:
         check_budget()
         opening = _line_search(_OPEN, _OPEN_AFTER_BREAK, text, pos)
         if opening is None:
-            return tuple(fences)
+            return
         start, end = opening.span()
         fence, info = opening.group("fence", "info")
         char = fence[0]
@@ -80,11 +92,11 @@ def _fences(text: str) -> tuple[Fence, ...]:
         content_start = end + 1 if end < n else end
         closing = _line_search(_closing(char, len(fence)), _CLOSE_AFTER_BREAK[char], text, content_start)
         if closing is None:
-            append(Fence(start, n, content_start, n, _lang(info), False))
-            return tuple(fences)
+            yield (start, n, content_start, n, _lang(info), False)
+            return
         close_start, close_end = closing.span()
         content_end = max(content_start, close_start - 1) if close_start > content_start else content_start
-        append(Fence(start, close_end, content_start, content_end, _lang(info), True))
+        yield (start, close_end, content_start, content_end, _lang(info), True)
         pos = close_end
 
 

@@ -45,7 +45,7 @@ from normalize.registry import (
     as_tuple,
     rule,
 )
-from normalize.rules._fences import Fence, find_fences
+from normalize.rules._fences import Fence, FenceTuple, find_fences, iter_fences
 from normalize.rules.format import unescape_newlines
 
 _NO_PARAMS: Final = NoParams()
@@ -865,20 +865,23 @@ def extract_json_block(
         stated = _stated_json_span(scan, timeout=timeout)
         if stated is not None:
             return text[stated[0] : stated[1]]
-    fences = find_fences(text)
-    regions: list[tuple[int, int]] = []
-    tagged = next((f for f in fences if f.lang == "json"), None)
-    if tagged is not None:
-        regions.append((tagged.content_start, tagged.content_end))
+    fences = iter_fences(text)  # read up to the first tagged json, further only if it holds nothing
+    seen: list[FenceTuple] = []
     for fence in fences:
-        if fence.lang == "" and fence.content(text).lstrip()[:1] in ("{", "["):
-            regions.append((fence.content_start, fence.content_end))
-    regions.append((0, len(text)))
-    for start, end in regions:
-        span = _first_json_span(scan, start, end)
-        if span is not None:
-            return text[span[0] : span[1]]
-    return text
+        seen.append(fence)
+        if fence[4] == "json":
+            span = _first_json_span(scan, fence[2], fence[3])
+            if span is not None:
+                return text[span[0] : span[1]]
+            break
+    seen.extend(fences)
+    for _, _, content_start, content_end, lang, _ in seen:
+        if lang == "" and text[content_start:content_end].lstrip()[:1] in ("{", "["):
+            span = _first_json_span(scan, content_start, content_end)
+            if span is not None:
+                return text[span[0] : span[1]]
+    span = _first_json_span(scan, 0, len(text))
+    return text if span is None else text[span[0] : span[1]]
 
 
 #: Words that introduce the final JSON value ("Final answer:", "最终结果", "Output:" opening a line).
