@@ -176,7 +176,7 @@ def _balanced_spans_by_special(text: str, start: int, end: int) -> list[tuple[in
 @settings(max_examples=1000)
 def test_balanced_spans_skip_strings_like_the_scan(text: str, cut_start: int, cut_end: int) -> None:
     start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
-    fast = [(s.start, s.end) for s in extract._balanced_spans(text, start, end)]
+    fast = extract._balanced_spans(text, start, end)
     assert fast == _balanced_spans_by_special(text, start, end)
 
 
@@ -186,12 +186,12 @@ def test_fence_line_search_equals_the_scan(text: str, pos: int) -> None:
     from normalize.rules import _fences
 
     pos = min(pos, len(text))
-    for pattern, marks in (
-        (_fences._OPEN, ("```", "~~~")),
-        (_fences._closing("`", 3), ("```",)),
-        (_fences._closing("~", 4), ("~~~",)),
+    for pattern, locator in (
+        (_fences._OPEN, _fences._OPEN_AFTER_BREAK),
+        (_fences._closing("`", 3), _fences._CLOSE_AFTER_BREAK["`"]),
+        (_fences._closing("~", 4), _fences._CLOSE_AFTER_BREAK["~"]),
     ):
-        fast = _fences._line_search(pattern, marks, text, pos, {})
+        fast = _fences._line_search(pattern, locator, text, pos)
         slow = pattern.search(text, pos)
         assert (fast and fast.span()) == (slow and slow.span())
 
@@ -287,7 +287,7 @@ def test_answer_marker_refuses_a_non_positive_timeout_even_with_no_marker_in_sig
 @settings(max_examples=1000)
 def test_balanced_spans_by_token_equal_the_scan_on_json_like_text(text: str, cut_start: int, cut_end: int) -> None:
     start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
-    fast = [(s.start, s.end) for s in extract._balanced_spans(text, start, end)]
+    fast = extract._balanced_spans(text, start, end)
     assert fast == _balanced_spans_by_special(text, start, end)
 
 

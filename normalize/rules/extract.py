@@ -56,7 +56,7 @@ from normalize.registry import (
     as_tuple,
     rule,
 )
-from normalize.rules._fences import Fence, find_fences
+from normalize.rules._fences import Fence, FenceTuple, find_fences, iter_fences
 from normalize.rules.format import unescape_newlines
 
 _NO_PARAMS: Final = NoParams()
@@ -992,13 +992,41 @@ def split_on_separator(
 
 _JSON_START = r"\s*(?:[\"'{\[\]}\-.0-9]|(?:true|false|null|True|False|None)(?![\w]))"
 _MAX_PARSE_ATTEMPTS: Final = 1000
-_PAIRS: Final = {"}": "{", "]": "["}
+
+#: A stretch of the text: ``(start, end)``, end exclusive.
+_Span = tuple[int, int]
+#: How a decoding outcome is filed: a short span by its text, a longer one by where it is.
+_DecodedKey = str | tuple[int, int]
+_SHORT_SPAN: Final = 64
+#: The one decoder of every ``raw_decode`` (a ``json.JSONDecoder`` keeps no state between calls).
+_DECODER: Final = json.JSONDecoder(strict=False)
+_UNTRIED: Final[Any] = object()
+#: Whole double-quoted strings and what JSON may hold outside them (a superset: its whitespace
+#: and punctuation, digits, number signs, the letters of ``true false null NaN Infinity``).  A
+#: span this does not run through (``True``, ``None``, a word, a quote that does not close
+#: inside) cannot be one JSON value: ``raw_decode`` need not try it (an error is costly to raise).
+_JSON_CHARS: Final = re.compile(r'(?:[ \t\n\r{}\[\],:\d+\-.eEtrufalsnNIiy]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.DOTALL)
 
 
-@dataclass(frozen=True)
-class _Span:
-    start: int
-    end: int  # exclusive
+class _Scan:
+    """What one call of :func:`extract_json_block` learns about its text, shared by its searches.
+
+    ``spans``: :func:`_balanced_spans` by hull (see :func:`_region_spans`: the whole text and
+    a fence that holds every bracket are scanned once).  ``decoded``: ``(value,)`` when
+    ``raw_decode`` at a span's start stops at its end, else None; by the span's text when it
+    is short, else by the span.  That outcome depends on the span's text alone (a bracket's
+    value ends at its closer, and the decoder reads nothing past the closer it stops after;
+    any other stop, or an error, is the same None), so a short span written twice (``[1, 2]``
+    in every entry) is decoded once.
+    """
+
+    __slots__ = ("decoded", "hull", "spans", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.hull: _Span | None = None  # the whole text's bracket hull, once known
+        self.spans: dict[_Span, list[_Span]] = {}
+        self.decoded: dict[_DecodedKey, tuple[Any] | None] = {}
 
 
 class JsonBlockParams(Params):
@@ -1048,24 +1076,28 @@ def extract_json_block(
     ...
     normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
+    scan = _Scan(text)
     if params.alternatives == "contradictory":
-        stated = _stated_json_span(text, timeout=timeout)
+        stated = _stated_json_span(scan, timeout=timeout)
         if stated is not None:
-            return text[stated.start : stated.end]
-    fences = find_fences(text)
-    regions: list[tuple[int, int]] = []
-    tagged = next((f for f in fences if f.lang == "json"), None)
-    if tagged is not None:
-        regions.append((tagged.content_start, tagged.content_end))
+            return text[stated[0] : stated[1]]
+    fences = iter_fences(text)  # read up to the first tagged json, further only if it holds nothing
+    seen: list[FenceTuple] = []
     for fence in fences:
-        if fence.lang == "" and fence.content(text).lstrip()[:1] in ("{", "["):
-            regions.append((fence.content_start, fence.content_end))
-    regions.append((0, len(text)))
-    for start, end in regions:
-        span = _first_json_span(text, start, end)
-        if span is not None:
-            return text[span.start : span.end]
-    return text
+        seen.append(fence)
+        if fence[4] == "json":
+            span = _first_json_span(scan, fence[2], fence[3])
+            if span is not None:
+                return text[span[0] : span[1]]
+            break
+    seen.extend(fences)
+    for _, _, content_start, content_end, lang, _ in seen:
+        if lang == "" and text[content_start:content_end].lstrip()[:1] in ("{", "["):
+            span = _first_json_span(scan, content_start, content_end)
+            if span is not None:
+                return text[span[0] : span[1]]
+    span = _first_json_span(scan, 0, len(text))
+    return text if span is None else text[span[0] : span[1]]
 
 
 #: Words that introduce the final JSON value ("Final answer:", "最终结果", "Output:" opening a line).
@@ -1076,32 +1108,45 @@ _FINAL_JSON: Final = (
 )
 
 
-def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
+def _stated_json_span(scan: _Scan, *, timeout: float) -> _Span | None:
     """Among several different outermost JSON values: the one a retraction or a final marker
     points to ("Wait, that is wrong: {…}", "Final answer: {…}", "Output: {…}");
     ``contradictory`` when two of those that count are offered as alternatives ("or",
     "Alternatively", "或者" between them); else None (the usual search decides)."""
-    decoder = json.JSONDecoder(strict=False)
+    text = scan.text
+    decoded = scan.decoded
     values: list[tuple[_Span, str]] = []
     parsed: list[tuple[_Span, Any]] = []
+    pieces: set[str] = set()  # the texts of the values parsed
     reach = -1
     attempts = 0
-    for span in _balanced_spans(text, 0, len(text)):
-        if span.start < reach:
+    for span in _region_spans(scan, 0, len(text)):
+        start, end = span
+        if start < reach:
             continue
         attempts += 1
         if attempts > _MAX_PARSE_ATTEMPTS:
             break
-        try:
-            value, stop = decoder.raw_decode(text, span.start)
-        except (ValueError, RecursionError):
+        key: _DecodedKey = text[start:end] if end - start <= _SHORT_SPAN else span
+        outcome = decoded.get(key, _UNTRIED)
+        if outcome is _UNTRIED:  # decoded here, not in a helper: at the stack depth it always had
+            outcome = None
+            through = _JSON_CHARS.match(text, start, end)  # (it always matches, if only the empty string)
+            if through is not None and through.end() == end:  # else it cannot parse to the end
+                try:
+                    value, stop = _DECODER.raw_decode(text, start)
+                except (ValueError, RecursionError):
+                    pass
+                else:
+                    outcome = (value,) if stop == end else None
+            decoded[key] = outcome
+        if outcome is None:
             continue
-        if stop != span.end:
-            continue
-        reach = span.end
-        parsed.append((span, value))
-    if len(parsed) < 2:
-        return None  # one value (or none) cannot disagree: no need to write keys
+        reach = end
+        parsed.append((span, outcome[0]))
+        pieces.add(text[start:end])
+    if len(pieces) < 2:
+        return None  # one value (or none), however often written, cannot disagree: no keys to write
     for span, value in parsed:
         try:
             key = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -1112,7 +1157,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
         return None
     retracted = False
     for index in range(len(values) - 1, 0, -1):  # what follows the last retraction counts
-        gap = (values[index - 1][0].end, values[index][0].start)
+        gap = (values[index - 1][0][1], values[index][0][0])
         if compile_pattern(RETRACTION).search(text, *gap):
             values, retracted = values[index:], True
             break
@@ -1120,7 +1165,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
         i
         for i, (span, _) in enumerate(values)
         if compile_pattern(_FINAL_JSON).search(
-            text, max(values[i - 1][0].end if i else 0, span.start - _INTRO_CHARS), span.start, timeout=timeout
+            text, max(values[i - 1][0][1] if i else 0, span[0] - _INTRO_CHARS), span[0], timeout=timeout
         )
     ]
     if final:  # from the last value introduced as final on
@@ -1128,7 +1173,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
     for (first, key_a), (second, key_b) in itertools.pairwise(values):
         if key_a == key_b:
             continue
-        if compile_pattern(_ALTERNATIVE).search(text, first.end, second.start):
+        if compile_pattern(_ALTERNATIVE).search(text, first[1], second[0]):
             raise RejectText(
                 st.CONTRADICTORY,
                 f"the output offers different JSON values as alternatives: {_clip(key_a)} and {_clip(key_b)}",
@@ -1140,31 +1185,85 @@ def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _first_json_span(text: str, start: int, end: int) -> _Span | None:
-    spans = _balanced_spans(text, start, end)
+def _first_json_span(scan: _Scan, start: int, end: int) -> _Span | None:
+    spans = _region_spans(scan, start, end)
     if not spans:
         return None
-    decoder = json.JSONDecoder(strict=False)
+    text = scan.text
+    decoded = scan.decoded
     reach = -1
     attempts = 0
     for span in spans:  # outermost spans first: they are the ones not inside an earlier span
-        if span.start < reach:
+        at = span[0]
+        if at < reach:
             continue
-        reach = span.end
+        reach = span[1]
         attempts += 1
         if attempts > _MAX_PARSE_ATTEMPTS:
             break
-        try:
-            _, stop = decoder.raw_decode(text, span.start)
-        except (ValueError, RecursionError):
-            continue
-        if stop == span.end:
+        key: _DecodedKey = text[at : span[1]] if span[1] - at <= _SHORT_SPAN else span
+        outcome = decoded.get(key, _UNTRIED)
+        if outcome is _UNTRIED:  # decoded here, not in a helper: at the stack depth it always had
+            outcome = None
+            through = _JSON_CHARS.match(text, at, span[1])  # (it always matches, if only the empty string)
+            if through is not None and through.end() == span[1]:  # else it cannot parse to the end
+                try:
+                    value, stop = _DECODER.raw_decode(text, at)
+                except (ValueError, RecursionError):
+                    pass
+                else:
+                    outcome = (value,) if stop == span[1] else None
+            decoded[key] = outcome
+        if outcome is not None:
             return span
     looks_like_json = compile_pattern(_JSON_START)
     for span in spans:
-        if looks_like_json.match(text, span.start + 1, span.end):
+        if looks_like_json.match(text, span[0] + 1, span[1]):
             return span
     return None
+
+
+def _region_spans(scan: _Scan, start: int, end: int) -> list[_Span]:
+    """:func:`_balanced_spans` of ``text[start:end]``, scanned once per hull.
+
+    The hull runs from the region's first opener (``[`` or ``{``) to its last bracket of any
+    kind.  The scans of the region and of its hull give the same spans: both reach the hull's
+    first opener with an empty stack (with it empty, a closer is ignored and a quote opens
+    nothing); from there they read the same tokens (a single quote's look-back stops at an
+    opener inside the hull either way); and past the hull nothing can open or close, whatever
+    a string or quote running beyond it swallows or cuts short.  So the whole text and a
+    fence holding all its brackets (the usual shape) share one scan.
+    """
+    whole = scan.hull
+    if whole is None:
+        whole = scan.hull = _hull(scan.text, 0, len(scan.text))
+    if whole[0] == whole[1]:
+        return []  # no opener at all
+    # the region holds the text's first opener and last bracket: its hull is the text's
+    hull = whole if start <= whole[0] and whole[1] <= end else _hull(scan.text, start, end)
+    if hull[0] == hull[1]:
+        return []
+    spans = scan.spans.get(hull)
+    if spans is None:
+        spans = scan.spans[hull] = _balanced_spans(scan.text, *hull)
+    return spans
+
+
+def _hull(text: str, start: int, end: int) -> _Span:
+    """From the first opener of ``text[start:end]`` to its last bracket of any kind (empty: no opener)."""
+    first = end
+    for char in "{[":
+        found = text.find(char, start, first)
+        if found >= 0:
+            first = found
+    if first == end:
+        return (end, end)
+    last = first
+    for char in "}]{[":
+        found = text.rfind(char, last + 1, end)
+        if found >= 0:
+            last = found
+    return (first, last + 1)
 
 
 def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
@@ -1174,52 +1273,86 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
     of the stack closes the nearest matching opener below it (the openers above are dropped
     unfinished) or, if there is none, is ignored.  Spans nest or are disjoint.  With the stack
     empty only an opener changes anything (closers are ignored, quotes open no string), so
-    the scan jumps to the next one; inside a bracket a double-quoted string is one token.
+    the scan jumps to the next one (``str.find``, each kind's next place remembered).  Inside
+    a bracket one match runs past whole double-quoted strings and everything else to the next
+    bracket or single quote (an unclosed ``"``, or the end: nothing more to find); a bracket
+    pair with only that between (a flat ``[1, 2]``) is one match and one span, as its opener
+    and closer would have made.
     """
-    stack: list[tuple[str, int]] = []
-    open_count = {"{": 0, "[": 0}
     spans: list[_Span] = []
-    next_opener = _JSON_OPENER.search
-    next_token = _JSON_TOKEN.search
+    stack: list[int] = []  # where the open brackets are
+    braces = brackets = 0  # how many of each kind the stack holds
+    tokens = _JSON_TOKEN.finditer
+    next_brace = next_bracket = -2  # where each opener occurs next (-1: nowhere; -2: not looked for)
     pos = start
-    while True:  # from token to token; a string is skipped in one match
-        found = (next_token if stack else next_opener)(text, pos, end)
-        if found is None:
-            break
-        at = found.start()
-        char = text[at]
-        pos = found.end()
-        if char in "{[":
-            stack.append((char, at))
-            open_count[char] += 1
-        elif char in "}]":
-            opener = _PAIRS[char]
-            if open_count[opener] == 0:
-                continue
-            while True:
-                kind, opened = stack.pop()
-                open_count[kind] -= 1
-                if kind == opener:
-                    break
-            spans.append(_Span(opened, at + 1))
-        elif char == '"':
-            if found.group(1) is None:
-                break  # the string runs to the end of the region: nothing more to find
-        elif _value_may_start(text, at, start):  # a single quote that can open a string
-            rest = _SINGLE_QUOTED_REST.match(text, pos, end)
-            if rest is None:
+    while True:
+        if not stack:
+            if -1 != next_brace < pos:
+                next_brace = text.find("{", pos, end)
+            if -1 != next_bracket < pos:
+                next_bracket = text.find("[", pos, end)
+            if next_brace < 0 and next_bracket < 0:
                 break
-            pos = rest.end()
-    spans.sort(key=lambda s: s.start)
+            if next_bracket < 0 or 0 <= next_brace < next_bracket:
+                pos, braces = next_brace, 1
+            else:
+                pos, brackets = next_bracket, 1
+            stack.append(pos)
+            pos += 1
+        resume = False  # whether the tokens go on from pos
+        for found in tokens(text, pos, end):
+            group = found.lastindex
+            if group == 1:  # a flat pair: pushed and popped at once
+                spans.append(found.span(1))
+                continue
+            at = found.end() - 1
+            if group != 2:
+                if group == 3 and text[at] == "'":
+                    if not _value_may_start(text, at, start):
+                        continue
+                    rest = _SINGLE_QUOTED_REST.match(text, at + 1, end)
+                    if rest is not None:
+                        pos, resume = rest.end(), True
+                break  # an unclosed string, or the end of the search: nothing more to find
+            char = text[at]
+            if char == "{":
+                stack.append(at)
+                braces += 1
+            elif char == "[":
+                stack.append(at)
+                brackets += 1
+            else:
+                opener = "{" if char == "}" else "["
+                if not (braces if opener == "{" else brackets):
+                    continue
+                while True:
+                    opened = stack.pop()
+                    kind = text[opened]
+                    if kind == "{":
+                        braces -= 1
+                    else:
+                        brackets -= 1
+                    if kind == opener:
+                        break
+                spans.append((opened, at + 1))
+                if not stack:
+                    pos, resume = at + 1, True  # back to looking for an opener
+                    break
+        if not resume:
+            break
+    spans.sort()  # (no two spans share a start)
     return spans
 
 
-#: With the stack empty, only an opener matters.
-_JSON_OPENER: Final = re.compile(r"[\[{]")
-#: Inside a bracket: a bracket, a single quote, or a run of whole double-quoted strings and
-#: what lies between them up to the next bracket or quote (group 1; a backslash escapes the
-#: next character; possessive, so linear).  A ``"`` outside group 1 opens a string that never closes.
-_JSON_TOKEN: Final = re.compile(r'[\[\]{}\']|((?:"(?:[^"\\]++|\\.)*+"[^\[\]{}"\']*+)++)|"', re.DOTALL)
+#: Inside a bracket, what does not matter: runs with no bracket or quote, and whole double-quoted
+#: strings (a backslash escapes the next character).  Possessive throughout: linear.
+_SKIPPED: Final = r'(?:[^\[\]{}"\']*+"[^"\\]*+(?:\\.[^"\\]*+)*+")*+[^\[\]{}"\']*+'
+#: Inside a bracket: what does not matter, then a flat bracket pair (group 1: only what does not
+#: matter between), a bracket (group 2), a single quote or an unclosed ``"`` (group 3), or the end
+#: of the search (no group).  A stretch is read at most twice (a flat pair tried and given up).
+_JSON_TOKEN: Final = re.compile(
+    rf"{_SKIPPED}(?:(\[{_SKIPPED}\]|\{{{_SKIPPED}\}})|([\[\]{{}}])|([\"'])|\Z)", re.DOTALL
+)
 #: The rest of a single-quoted string after its opening quote, to its closing quote: a
 #: backslash escapes the next character (possessive: linear even when the string never closes).
 _SINGLE_QUOTED_REST: Final = re.compile(r"(?:[^'\\]++|\\.)*+'", re.DOTALL)
@@ -1231,6 +1364,7 @@ def _value_may_start(text: str, pos: int, floor: int) -> bool:
     while i >= floor and text[i].isspace():
         i -= 1
     return i >= floor and text[i] in "{[,:"
+
 
 
 # --------------------------------------------------------------------------- code
