@@ -1,7 +1,10 @@
 """The math chain's speed short-cuts give exactly what the general paths give (byte-identical).
 
 * the ``math`` parser's plain-number reader (:func:`normalize._mathvalue._read_plain`) against
-  the general reader (:func:`normalize._mathvalue._read_general`) on generated number-like texts.
+  the general reader (:func:`normalize._mathvalue._read_general`) on generated number-like texts;
+* ``extract_math_answer`` against a copy of its previous algorithm (tests/_oracles/math.py) on
+  generated solutions: several boxes, nested braces, ``####`` twice, markers of several tiers,
+  fences, Chinese markers, a final-answer sentence after a box, contradictory answers.
 """
 
 from __future__ import annotations
@@ -10,6 +13,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
 from normalize import _mathvalue as mv
+from normalize import load_pack
+from normalize.errors import RejectText
+from normalize.rules import extract_math
+from tests._oracles import math as oracle
 
 # pieces of plain numbers and of what is close to them but is not one (decimal commas,
 # ungrouped commas, leading zeros, zero denominators, units, spaces, signs, percent)
@@ -53,3 +60,52 @@ def test_plain_number_reader_equals_the_general_reader(s: str) -> None:
     if fast is not None:  # the fast path answers only what the general path answers the same
         assert fast == _general(s), s
         assert fast.canonical == mv._read(s, 2.0).canonical
+
+
+# --------------------------------------------------------------------------- extract_math_answer
+
+# markers of every tier (cased variants, İ/ſ/K, inside words, across lines), separators, boxes
+# (nested, side by side, unclosed, \fbox, the space form), fences, sentence ends, prose, CJK
+_MATH_PIECES = (
+    "final answer is", "Final Answer:", "FINAL ANSWER", "**Final Answer:**", "**final answer**", "## Final Answer\n",
+    "fİnal answer:", "final\nanswer is", "finally", "answering", "the answer is", "The answer is ", "Answer: ",
+    "**Answer:**", "answer would be", "correct option is", "best choice is", "therefore", "Therefore, ", "thus",
+    "hence", "in conclusion,", "reanswer:", "answers", "anſwer:", "最终答案是", "最终答案：", "**最终答案**",
+    "答案是", "答案：", "正确选项是", "故选", "因此", "所以，", "综上所述，", "####", "#### ", "最终输出:", "最终输出：",
+    "\\boxed{", "\\boxed{3}", "\\boxed{5}", "\\boxed{\\frac{1}{2}}", "\\boxed{-4}", "\\boxed 7", "\\fbox{8}", "{", "}",
+    "\\{", "\\}", ", ", " and ", " or ", "\\quad", "either ", "possibly ", "$", "$12$", "\\(", "\\)", "```", "```python\n",
+    "~~~", "`", "<|im_end|>", "<|eot_id|>", " ", "  ", "\n", "\n\n", ".", ". ", "。", "!", "?", ":", "：", ",", "，",
+    "*", "**", "_", "#", "42", "7", "3.5", "1,000", "x = 2", "We compute", " so the result is", "合理", "计算",
+    "K", "ſ", "İ", "=", "-", "\\", "\t",
+)
+_MATH_TEXTS = hs.lists(hs.sampled_from(_MATH_PIECES), max_size=30).map("".join)
+# long prose before the statement, as real solutions have (the tail of the text decides most rows)
+_PROSE = hs.lists(hs.sampled_from(("the model checks each step again and the final result holds. ",
+                                   "我们先分析题目条件，然后逐步计算。", "answering twice.\n", "x = 3.\n", "so 4 + 5 = 9. ")),
+                  min_size=0, max_size=40).map("".join)
+_LONG_MATH_TEXTS = hs.tuples(_PROSE, _MATH_TEXTS, _PROSE, _MATH_TEXTS).map("".join)
+
+
+def _outcome(fn: object, text: str, params: object) -> tuple[object, ...]:
+    try:
+        got = fn(text, params, timeout=5.0)  # type: ignore[operator]
+    except RejectText as exc:
+        return ("rejected", exc.status, exc.reason)
+    return ("ok", str(got), dict(getattr(got, "notes", {})))
+
+
+_MATH_PARAMS = extract_math.resolve_math_markers(extract_math.MathAnswerParams(), load_pack().resources)
+_MATH_PARAMS_ONE_FINAL = extract_math.MathAnswerParams.model_validate({**_MATH_PARAMS.model_dump(), "final_tiers": 1})
+
+
+@given(hs.one_of(_MATH_TEXTS, _LONG_MATH_TEXTS))
+@settings(max_examples=3000, deadline=None)
+@example("The answer is 5.\n#### 6")
+@example("So \\boxed{3}. Final Answer: The final answer is 5. I hope it is correct.")
+@example("#### 18\n#### 18\n\\boxed{18}")
+@example("Therefore, \\boxed{3}, \\boxed{5}.")
+@example("答案是 5。\n因此答案是 5")
+@example("```\nfinal answer: 3\n```\nthe answer is 4")
+def test_extract_math_answer_equals_the_oracle(text: str) -> None:
+    for params in (_MATH_PARAMS, _MATH_PARAMS_ONE_FINAL):
+        assert _outcome(extract_math.extract_math_answer, text, params) == _outcome(oracle.extract_math_answer, text, params)
