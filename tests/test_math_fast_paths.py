@@ -76,7 +76,7 @@ _MATH_PIECES = (
     "\\{", "\\}", ", ", " and ", " or ", "\\quad", "either ", "possibly ", "$", "$12$", "\\(", "\\)", "```", "```python\n",
     "~~~", "`", "<|im_end|>", "<|eot_id|>", " ", "  ", "\n", "\n\n", ".", ". ", "。", "!", "?", ":", "：", ",", "，",
     "*", "**", "_", "#", "42", "7", "3.5", "1,000", "x = 2", "We compute", " so the result is", "合理", "计算",
-    "K", "ſ", "İ", "=", "-", "\\", "\t",
+    "K", "ſ", "İ", "=", "-", "\\", "\t", "answer = ", "answer $", "step 1.", "Step 1:", "final answer =",
 )
 _MATH_TEXTS = hs.lists(hs.sampled_from(_MATH_PIECES), max_size=30).map("".join)
 # long prose before the statement, as real solutions have (the tail of the text decides most rows)
@@ -96,6 +96,11 @@ def _outcome(fn: object, text: str, params: object) -> tuple[object, ...]:
 
 _MATH_PARAMS = extract_math.resolve_math_markers(extract_math.MathAnswerParams(), load_pack().resources)
 _MATH_PARAMS_ONE_FINAL = extract_math.MathAnswerParams.model_validate({**_MATH_PARAMS.model_dump(), "final_tiers": 1})
+# markers that hold would-be cut characters (=, $, digits, .): those may never cut the text
+_MATH_PARAMS_STOPS = extract_math.MathAnswerParams(
+    tiers=((r"final\s+answer\s*=", r"answer\s*\$", "答案是"), (r"step\s+1\s*[.:]", r"the answer is"), ("therefore", "因此"))
+)
+_ALL_PARAMS = (_MATH_PARAMS, _MATH_PARAMS_ONE_FINAL, _MATH_PARAMS_STOPS)
 
 
 @given(hs.one_of(_MATH_TEXTS, _LONG_MATH_TEXTS))
@@ -107,5 +112,22 @@ _MATH_PARAMS_ONE_FINAL = extract_math.MathAnswerParams.model_validate({**_MATH_P
 @example("答案是 5。\n因此答案是 5")
 @example("```\nfinal answer: 3\n```\nthe answer is 4")
 def test_extract_math_answer_equals_the_oracle(text: str) -> None:
-    for params in (_MATH_PARAMS, _MATH_PARAMS_ONE_FINAL):
+    for params in _ALL_PARAMS:
         assert _outcome(extract_math.extract_math_answer, text, params) == _outcome(oracle.extract_math_answer, text, params)
+
+
+@given(_MATH_TEXTS, hs.integers(0, 60))
+@settings(max_examples=3000, deadline=None)
+@example("答案是 5。\n因此答案是 6", 4)
+@example("the answer is\n5. #### 5", 6)
+@example("ab.## Final Answer\n5", 18)  # the cut at "." keeps "." (else ^ would hold after it)
+def test_extract_math_answer_cut_anywhere_equals_the_oracle(text: str, window: int) -> None:
+    """The last-lines-first scan, with the cut moved into short texts (any place a stop may fall)."""
+    saved = extract_math._WINDOW, extract_math._WINDOW_MIN
+    extract_math._WINDOW, extract_math._WINDOW_MIN = window, 0  # type: ignore[misc]
+    try:
+        for params in _ALL_PARAMS:
+            got = _outcome(extract_math.extract_math_answer, text, params)
+            assert got == _outcome(oracle.extract_math_answer, text, params)
+    finally:
+        extract_math._WINDOW, extract_math._WINDOW_MIN = saved  # type: ignore[misc]
