@@ -183,16 +183,16 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         text = text[: special.start()]  # the model ran on into a new chat turn
     # the last statement of each kind counts: the last ####, the last marker of the best tier
     finals: list[_Statement] = []
-    folded = _Folded(text)
+    scan = _Scan(text)
     last_separator = _last_separated(text, params.separators, timeout=timeout)
     if last_separator is not None:
         finals.append(last_separator)
     for tier in params.tiers[: params.final_tiers]:
-        marker = _last_statement(text, folded, tier, params.separators, final=True, timeout=timeout)
+        marker = _last_statement(scan, tier, params.separators, final=True, timeout=timeout)
         if marker is not None:
             finals.append(marker)
             break
-    boxes = _boxes(text, timeout=timeout)
+    boxes = _boxes(scan, timeout=timeout)
     finals.sort(key=lambda s: s.start)
     if finals:
         last = finals[-1]
@@ -211,11 +211,11 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         groups = _box_groups(text, boxes, timeout=timeout)
         _check_agree([_join(g) for g in groups], timeout=timeout)
         return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
-    if _unclosed_box(text, timeout=timeout):
+    if _unclosed_box(scan, timeout=timeout):
         raise RejectText(st.NO_ANSWER, "the last \\boxed{} is never closed: the output was cut off")
     # the weak tiers count only now, with no final statement and no box: not scanned before
     for tier in params.tiers[params.final_tiers :]:
-        weak = _last_statement(text, folded, tier, params.separators, final=False, timeout=timeout)
+        weak = _last_statement(scan, tier, params.separators, final=False, timeout=timeout)
         if weak is not None:  # a hint ("Therefore, …"): the rest of its paragraph, read for its last item
             return AnnotatedText(weak.value, found_by=FOUND_BY_MARKER, statement="paragraph")
     if compile_pattern(_TRUNCATED_TAIL).search(_last_sentence(text), timeout=timeout) and not _has_number(
@@ -225,17 +225,19 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     return AnnotatedText(text, found_by=FOUND_BY_LAST_NUMBER)
 
 
-class _Folded:
-    """:func:`fold` of the text, computed once, and only when a scan needs it: a scan of the
-    last lines folds only them (fold maps each character to one character, so a part of the
-    folded text is the folded part)."""
+class _Scan:
+    """What several steps read of one text, computed once and only when needed: :func:`fold`
+    of it (of only its last characters when only they are scanned: fold maps each character
+    to one character, so a part of the folded text is the folded part), and whether it has a
+    code fence (without one, nothing is inside code: what ``_outside_code`` finds)."""
 
-    __slots__ = ("_folded", "_tails", "text")
+    __slots__ = ("_fenced", "_folded", "_tails", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._folded: str | None = None
         self._tails: dict[int, str] = {}
+        self._fenced: bool | None = None
 
     def whole(self) -> str:
         if self._folded is None:
@@ -255,56 +257,76 @@ class _Folded:
             folded = self._tails[start] = fold(self.text[start:])
         return folded
 
+    def outside_code(self, matches: list[regex.Match[str]]) -> list[regex.Match[str]]:
+        """``_outside_code(text, matches)``; the fence check done once a text."""
+        if not matches:
+            return matches
+        if self._fenced is None:
+            self._fenced = "```" in self.text or "~~~" in self.text
+        return _outside_code(self.text, matches) if self._fenced else matches
+
 
 def _last_statement(
-    text: str, folded: _Folded, tier: tuple[str, ...], separators: tuple[str, ...], *, final: bool, timeout: float
+    scan: _Scan, tier: tuple[str, ...], separators: tuple[str, ...], *, final: bool, timeout: float
 ) -> _Statement | None:
     """The statement of the last match of ``tier`` (a ``marker_matches`` match outside code)
     that has something after it, or ``None``.
 
     The last lines are read first when that provably decides (see :func:`_window_stops`): the
-    matches of the tier in ``text[i:]``, where ``text[i]`` is a character no match can contain,
-    are the matches of the whole text that start after ``i``; when one of them states
-    something, no earlier match counts.  Otherwise the rest, ``text[: i + 1]``, holds exactly
-    the earlier matches.
+    matches of the tier after ``text[i]``, a character no match can contain, are the matches
+    of the whole text that start after it; when one of them states something, no earlier
+    match counts.  Otherwise the rest, ``text[: i + 1]``, holds exactly the earlier matches.
     """
+    text = scan.text
     stops = _window_stops(tier)
     if stops is not None and len(text) > _WINDOW_MIN:
-        # the cut: the last stop before the last line, else the first stop in the last characters
-        window = len(text) - _WINDOW
-        line = text.rfind("\n", window)
-        cut = stops.last.search(text, window, line) if line > window else None
-        if cut is None:
-            cut = stops.finder.search(text, window)
-        if cut is not None:
-            at = cut.start()
-            tail_folded = folded.tail(at)
-            placed: list[regex.Match[str]] | None = []
-            if any(may_match(required, tail_folded) for required in stops.required):
-                tail = marker_matches(tier, text[at:], tail_folded, timeout=timeout)
-                placed = _placed(text, tier, at, tail, timeout=timeout)
-            if placed is not None:
-                found = _stated(text, placed, separators, final=final, timeout=timeout)
-                if found is not None:
-                    return found
-                head = marker_matches(tier, text[: at + 1], folded.head(at + 1), timeout=timeout)
-                if all(m.end() > m.start() for m in head):
-                    return _stated(text, head, separators, final=final, timeout=timeout)
-    matches = marker_matches(tier, text, folded.whole(), timeout=timeout)
-    return _stated(text, matches, separators, final=final, timeout=timeout)
+        at = _cut(text, stops)
+        tail = _tail_matches(scan, tier, stops, at, timeout=timeout) if at is not None else None
+        if at is not None and tail is not None:
+            found = _stated(scan, tail, separators, final=final, timeout=timeout)
+            if found is not None:
+                return found
+            head = marker_matches(tier, text[: at + 1], scan.head(at + 1), timeout=timeout)
+            if all(m.end() > m.start() for m in head):
+                return _stated(scan, head, separators, final=final, timeout=timeout)
+    matches = marker_matches(tier, text, scan.whole(), timeout=timeout)
+    return _stated(scan, matches, separators, final=final, timeout=timeout)
 
 
-def _placed(
-    text: str, tier: tuple[str, ...], at: int, tail: list[regex.Match[str]], *, timeout: float
+def _cut(text: str, stops: _Stops) -> int | None:
+    """Where the last lines are cut off: the last stop before the last line, else the first
+    stop among the last :data:`_WINDOW` characters; ``None`` without one."""
+    window = len(text) - _WINDOW
+    line = text.rfind("\n", window)
+    cut = stops.last.search(text, window, line) if line > window else None
+    if cut is None:
+        cut = stops.finder.search(text, window)
+    return cut.start() if cut is not None else None
+
+
+def _tail_matches(
+    scan: _Scan, tier: tuple[str, ...], stops: _Stops, at: int, *, timeout: float
 ) -> list[regex.Match[str]] | None:
-    """``tail``'s matches (found in ``text[at:]``) as matches of the tier on ``text``: at the
-    same start the alternation gives the same match; ``None`` (scan the whole text) if not,
-    or if a match is empty."""
+    """The tier's matches after the stop at ``at``, as matches on the whole text; ``None``
+    (scan the whole text) if one is empty.
+
+    A short tail is scanned by the guarded alternation itself (what ``marker_matches`` is
+    defined to give) from ``at`` on, on the whole text: its matches see the text before ``at``
+    as the whole-text scan does.  A longer one by ``marker_matches`` on ``text[at:]`` (starting
+    with the stop, so each match there sees its one character back), each match found again
+    on the whole text at the same start, where the alternation gives the same match."""
+    text = scan.text
+    if len(text) - at <= _SHORT_TAIL:
+        found = list(_alternation(tier).finditer(text, at, timeout=timeout))
+        return found if all(m.end() > m.start() for m in found) else None
+    tail_folded = scan.tail(at)
+    if not any(may_match(required, tail_folded) for required in stops.required):
+        return []
     whole = _alternation(tier)
     placed = []
-    for m in tail:
+    for m in marker_matches(tier, text[at:], tail_folded, timeout=timeout):
         if m.end() == m.start():
-            return None  # an empty match: the cut argument assumes none
+            return None
         again = whole.match(text, at + m.start(), timeout=timeout)
         if again is None or again.end() != at + m.end():
             return None
@@ -313,12 +335,13 @@ def _placed(
 
 
 def _stated(
-    text: str, matches: list[regex.Match[str]], separators: tuple[str, ...], *, final: bool, timeout: float
+    scan: _Scan, matches: list[regex.Match[str]], separators: tuple[str, ...], *, final: bool, timeout: float
 ) -> _Statement | None:
     """The statement after the last of ``matches`` outside code that has something after it."""
+    text = scan.text
     # the last match with something after it (a later marker inside an earlier statement is
     # the innermost one: "Final Answer: The final answer is 5" → "5"); linear, not per match
-    for m in reversed(_outside_code(text, matches)):
+    for m in reversed(scan.outside_code(matches)):
         begin, end = _answer_span(text, m)
         if begin == end:
             continue
@@ -334,9 +357,12 @@ def _stated(
     return None
 
 
-#: The last characters read first, and the shortest text for which that is tried.
+#: The last characters read first, and the shortest text for which that is tried; a tail up
+#: to _SHORT_TAIL characters is scanned by the tier's alternation (one call), a longer one by
+#: marker_matches.
 _WINDOW: Final = 200
 _WINDOW_MIN: Final = 400
+_SHORT_TAIL: Final = 64
 #: Characters that may cut a text: no letter, no space (a marker may hold either), none a
 #: case-insensitive letter matches.
 _STOP_CANDIDATES: Final = ".。!?！？$=;0123456789"
@@ -476,15 +502,17 @@ def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
     return any(f.start <= pos < f.end for f in find_fences(text, timeout=timeout))
 
 
-def _box_matches(text: str) -> list[regex.Match[str]]:
+def _box_matches(scan: _Scan) -> list[regex.Match[str]]:
     """Every ``\\boxed``/``\\fbox`` outside code (a built-in literal pattern: no timeout needed)."""
+    text = scan.text
     if "\\boxed" not in text and "\\fbox" not in text:
         return []
-    return _outside_code(text, list(compile_pattern(_BOX).finditer(text)))
+    return scan.outside_code(list(compile_pattern(_BOX).finditer(text)))
 
 
-def _boxes(text: str, *, timeout: float) -> list[_Statement]:
-    found = _box_matches(text)
+def _boxes(scan: _Scan, *, timeout: float) -> list[_Statement]:
+    text = scan.text
+    found = _box_matches(scan)
     if not found:
         return []
     closer = _closer(text, len(found))
@@ -503,8 +531,9 @@ def _boxes(text: str, *, timeout: float) -> list[_Statement]:
     return out
 
 
-def _unclosed_box(text: str, *, timeout: float) -> bool:
-    found = _box_matches(text)
+def _unclosed_box(scan: _Scan, *, timeout: float) -> bool:
+    text = scan.text
+    found = _box_matches(scan)
     return bool(found) and _box_span(text, found[-1], _closer(text, 1)) is None
 
 
