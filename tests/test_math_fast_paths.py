@@ -14,7 +14,9 @@ from hypothesis import strategies as hs
 
 from normalize import _mathvalue as mv
 from normalize import load_pack
+from normalize._literals import fold
 from normalize.errors import RejectText
+from normalize.parsers import _math
 from normalize.rules import extract_math
 from tests._oracles import math as oracle
 
@@ -133,3 +135,12 @@ def test_extract_math_answer_cut_anywhere_equals_the_oracle(text: str, window: i
             assert got == _outcome(oracle.extract_math_answer, text, params)
     finally:
         extract_math._WINDOW, extract_math._WINDOW_MIN, extract_math._SHORT_TAIL = saved  # type: ignore[misc]
+
+
+@given(hs.text(alphabet=hs.sampled_from("orpsiblymaehOPSİıſK 1$é,")))
+@settings(max_examples=1000)
+def test_hedge_screen_folds_ascii_by_lower(text: str) -> None:
+    """The parser's hedge screen lower-cases ASCII text instead of folding it: the same words."""
+    folded = fold(text)
+    expected = "or" in folded or "possibly" in folded or "maybe" in folded or "perhaps" in folded
+    assert _math._may_hedge(text) == expected
