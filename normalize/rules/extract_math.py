@@ -231,10 +231,11 @@ class _Scan:
     to one character, so a part of the folded text is the folded part), and whether it has a
     code fence (without one, nothing is inside code: what ``_outside_code`` finds)."""
 
-    __slots__ = ("_fenced", "_folded", "_tails", "text")
+    __slots__ = ("_fenced", "_folded", "_tails", "cuts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.cuts: dict[str, int | None] = {}  # _cut, by the stops it cuts at
         self._folded: str | None = None
         self._tails: dict[int, str] = {}
         self._fenced: bool | None = None
@@ -280,7 +281,7 @@ def _last_statement(
     text = scan.text
     stops = _window_stops(tier)
     if stops is not None and len(text) > _WINDOW_MIN:
-        at = _cut(text, stops)
+        at = _cut(scan, stops)
         tail = _tail_matches(scan, tier, stops, at, timeout=timeout) if at is not None else None
         if at is not None and tail is not None:
             found = _stated(scan, tail, separators, final=final, timeout=timeout)
@@ -293,15 +294,26 @@ def _last_statement(
     return _stated(scan, matches, separators, final=final, timeout=timeout)
 
 
-def _cut(text: str, stops: _Stops) -> int | None:
-    """Where the last lines are cut off: the last stop before the last line, else the first
-    stop among the last :data:`_WINDOW` characters; ``None`` without one."""
-    window = len(text) - _WINDOW
+def _cut(scan: _Scan, stops: _Stops) -> int | None:
+    """Where the last lines are cut off: the last stop before the last line (looked for
+    within :data:`_BACK` characters), else the first stop among the last :data:`_WINDOW`
+    characters; ``None`` without one.  Found once a text for each set of stops."""
+    known = scan.cuts.get(stops.chars, -2)
+    if known != -2:
+        return known
+    text = scan.text
+    window = max(0, len(text) - _WINDOW)
     line = text.rfind("\n", window)
-    cut = stops.last.search(text, window, line) if line > window else None
-    if cut is None:
+    at: int | None = None
+    for i in range(line - 1, max(window, line - _BACK) - 1, -1):
+        if text[i] in stops.chars:
+            at = i
+            break
+    if at is None:
         cut = stops.finder.search(text, window)
-    return cut.start() if cut is not None else None
+        at = cut.start() if cut is not None else None
+    scan.cuts[stops.chars] = at
+    return at
 
 
 def _tail_matches(
@@ -363,6 +375,8 @@ def _stated(
 _WINDOW: Final = 200
 _WINDOW_MIN: Final = 400
 _SHORT_TAIL: Final = 64
+#: How far before the last line its cut is looked for.
+_BACK: Final = 32
 #: Characters that may cut a text: no letter, no space (a marker may hold either), none a
 #: case-insensitive letter matches.
 _STOP_CANDIDATES: Final = ".。!?！？$=;0123456789"
@@ -370,8 +384,8 @@ _STOP_CANDIDATES: Final = ".。!?！？$=;0123456789"
 
 @dataclass(frozen=True)
 class _Stops:
-    finder: re.Pattern[str]  # the characters no match of the tier can contain
-    last: re.Pattern[str]  # the last of them before the end
+    chars: str  # the characters no match of the tier can contain
+    finder: re.Pattern[str]  # one of them
     required: tuple[tuple[tuple[str, ...], ...] | None, ...]  # each pattern's required literals
 
 
@@ -407,9 +421,7 @@ def _window_stops(tier: tuple[str, ...]) -> _Stops | None:
     stops = "".join(c for c in _STOP_CANDIDATES if c not in consumed and c.lower() not in consumed)
     if not stops:
         return None
-    finder = char_finder(stops)
-    last = re.compile(f"{finder.pattern}[^{finder.pattern[1:]}*\\Z")
-    return _Stops(finder, last, tuple(required))
+    return _Stops(stops, char_finder(stops), tuple(required))
 
 
 _REPEAT: Final = re.compile(r"\{(?:[0-9]+(?:,[0-9]*)?|,[0-9]+)\}")
