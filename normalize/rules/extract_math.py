@@ -178,7 +178,8 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     """
     if not params.tiers:
         raise ValueError("extract_math_answer has no marker tiers: load it from a pack or pass tiers")
-    special = compile_pattern(_SPECIAL_TOKEN).search(text) if "<|" in text else None  # built in, linear
+    # built in, linear; "<" first: a one-character scan is several times faster than "<|"
+    special = compile_pattern(_SPECIAL_TOKEN).search(text) if "<" in text and "<|" in text else None
     if special is not None and text[: special.start()].strip():
         text = text[: special.start()]  # the model ran on into a new chat turn
     # the last statement of each kind counts: the last ####, the last marker of the best tier
@@ -263,7 +264,7 @@ class _Scan:
         if not matches:
             return matches
         if self._fenced is None:
-            self._fenced = "```" in self.text or "~~~" in self.text
+            self._fenced = _has_fence(self.text)
         return _outside_code(self.text, matches) if self._fenced else matches
 
 
@@ -485,11 +486,12 @@ def _consumed_chars(pattern: str) -> set[str] | None:
 def _last_separated(text: str, separators: tuple[str, ...], *, timeout: float) -> _Statement | None:
     """The statement after the last separator that has one (to the end of its line or the next
     separator), outside code fences."""
+    present = [sep for sep in separators if sep[0] in text]  # a one-character scan rules most out
     limit = len(text)
     while True:
         # the last separator; at one place the longer one (what max over (place, length) picks)
         start, separator = -1, ""
-        for sep in separators:
+        for sep in present:
             at = text.rfind(sep, 0, limit)
             if at > start or (at == start >= 0 and len(sep) > len(separator)):
                 start, separator = at, sep
@@ -506,8 +508,13 @@ def _last_separated(text: str, separators: tuple[str, ...], *, timeout: float) -
         limit = start
 
 
+def _has_fence(text: str) -> bool:
+    """Whether ``text`` holds a fence opener (one-character scans first: several times faster)."""
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+
+
 def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
-    if "```" not in text and "~~~" not in text:
+    if not _has_fence(text):
         return False
     from normalize.rules._fences import find_fences
 
@@ -517,7 +524,7 @@ def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
 def _box_matches(scan: _Scan) -> list[regex.Match[str]]:
     """Every ``\\boxed``/``\\fbox`` outside code (a built-in literal pattern: no timeout needed)."""
     text = scan.text
-    if "\\boxed" not in text and "\\fbox" not in text:
+    if "\\" not in text or ("\\boxed" not in text and "\\fbox" not in text):
         return []
     return scan.outside_code(list(compile_pattern(_BOX).finditer(text)))
 
