@@ -992,7 +992,16 @@ def _unled(text: str) -> _Unled | None:
     looked up before every upper-case letter inside a run and every lower-case letter that
     ends a run before blanks and a follow (:data:`_LOWER_TOKEN_REVERSED`).
     (2) ``s`` starts its run (an upper-case run, or a lower-case letter found by
-    :data:`_LOWER_TOKEN_REVERSED`): :func:`_after_no_lead`.
+    :data:`_LOWER_TOKEN_REVERSED`): :func:`_after_no_lead` goes back from ``s`` over blanks,
+    openers and whole runs ``option``/``choice``/``letter``/``both`` (so over ``text[q:s]``, whose
+    words are whole runs unless glued to a lead of :data:`_MID_WORD_ENDINGS`, a case it refuses:
+    :data:`_GLUED_LEAD_ENDS`) and stops at the lead's last character that is no blank and no
+    opener (no lead consists of those only).  No lead ends with a character of
+    :data:`_NO_LEAD_ENDS`; one that ends with an ASCII letter ends with a run of
+    :data:`_LEAD_END_WORDS`, or one ending as :data:`_GLUED_LEAD_ENDS` lists, or one starting
+    with ``follows``; any other character (``:``, ``,``, CJK …) is refused.
+    tests/test_choice_speed.py checks this on every lead pattern and compares the parser with the
+    old one on texts the screen passes.
     """
     raw, projected, folded = _ascii_views(text)
     if folded:  # rare: (?i) reads İ ı ſ K as ASCII letters
