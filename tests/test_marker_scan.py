@@ -13,7 +13,7 @@ import regex
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as hs
 
-from normalize import load_pack
+from normalize import _literals, load_pack
 from normalize._literals import (
     anchored_text_locator,
     fold,
@@ -141,6 +141,12 @@ def test_projection_agrees_with_fold_on_every_ascii_result() -> None:
         lowered = char.lower()
         if lowered != char and not char.isascii() and char not in specials:
             assert not any(c.isascii() or (c.lower() == c and c.upper() == c) for c in lowered), hex(code)
+
+
+def test_special_screen_names_every_specially_folded_character() -> None:
+    assert set(_literals._SPECIAL_CHARS) == {chr(c) for c in _literals._SPECIAL_FOLD}
+    for char in _literals._SPECIAL_CHARS:
+        assert _literals._has_special(f"中{char}x") and not _literals._has_special("中Kx")
 
 
 def test_projected_whitespace_covers_every_whitespace_character() -> None:
