@@ -46,7 +46,7 @@ from normalize.registry import (
     rule,
 )
 from normalize.rules._fences import Fence, find_fences
-from normalize.rules.format import unescape_newlines
+from normalize.rules.format import _fence_free, unescape_newlines
 
 _NO_PARAMS: Final = NoParams()
 
@@ -81,10 +81,12 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     >>> remove_think_blocks("no reasoning here ")
     'no reasoning here '
     """
+    if "<" not in text:
+        return text  # every tag starts with "<"
     tags = list(compile_pattern(_THINK_TAG, regex.IGNORECASE).finditer(text))
     if not tags:
         return text
-    fences = [fence for fence in find_fences(text) if fence.closed]
+    fences = [] if _fence_free(text) else [fence for fence in find_fences(text) if fence.closed]
     starts = [fence.start for fence in fences]
     kept: list[tuple[int, int]] = []  # spans of text outside every block
     pos = 0  # where the current stretch of kept text began
@@ -633,6 +635,8 @@ def extract_boxed(text: str, params: BoxedParams = _DEFAULT_BOXED, *, timeout: f
     >>> extract_boxed("\\boxed{7}\n```latex\n\\boxed{x}\n```")
     '7'
     """
+    if "\\" not in text:
+        return text  # every box starts with a backslash
     boxes = _outside_code(text, list(compile_pattern(_BOX).finditer(text)))
     if not boxes:
         return text
@@ -756,6 +760,16 @@ def split_on_separator(
     >>> split_on_separator("no separator")
     'no separator'
     """
+    for separator in params.separators:
+        for char in separator:
+            if char not in text:
+                break  # this separator occurs nowhere
+        else:
+            break  # this one may occur: search
+    else:
+        # every separator holds a character the text lacks: each rfind would give -1 (one-
+        # character ``in`` tests are memchr scans, cheaper than rfind on long texts)
+        return text
     limit = len(text)
     while True:
         best_start, best_end = -1, -1
