@@ -93,7 +93,7 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     inside = False
     found = False
     for match in tags:
-        if not inside and _in_code(match.start(), pos, fences, starts):
+        if fences and not inside and _in_code(match.start(), pos, fences, starts):
             continue
         found = True
         if match["close"]:
