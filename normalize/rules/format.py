@@ -77,17 +77,28 @@ def _fence_free(text: str) -> bool:
     return ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text)
 
 
-def _on_prose(text: str, fn: Callable[[str], str], *, rule_name: str, timeout: float) -> str:
+def _on_prose(
+    text: str,
+    fn: Callable[[str], str],
+    *,
+    rule_name: str,
+    timeout: float,
+    inert: Callable[[str], bool] | None = None,
+) -> str:
     """Apply ``fn`` outside fences, repeated until the fence layout and the prose are stable.
 
     :func:`_settle` of ``outside_fences(·, fn)``, with that step written out: on a round whose
     text can hold no fence, ``outside_fences`` is ``fn`` itself (it finds no fence and applies
-    ``fn`` to the whole text), so ``fn`` is called directly.
+    ``fn`` to the whole text), so ``fn`` is called directly.  ``inert(t)``, when given, must
+    hold only if ``fn`` leaves every substring of ``t`` as it is (``t`` holds no character
+    ``fn`` acts on): then the next round would return ``t`` unchanged, and is not run.
     """
     for _ in range(MAX_ROUNDS):
         changed = fn(text) if _fence_free(text) else outside_fences(text, fn)
         if changed == text:
             return changed
+        if inert is not None and inert(changed):
+            return changed  # the confirming round: every segment it would edit is left as it is
         text = changed
         check_budget()
     raise _unsettled()
@@ -286,6 +297,7 @@ def _body(match: re.Match[str]) -> str:
 _EMPHASIS_MARKERS: Final = ("***", "___", "**", "__", "*", "_")
 _EMPHASIS: Final = tuple(_emphasis(m) for m in _EMPHASIS_MARKERS)
 _EMPHASIS_ASCII: Final = tuple(_emphasis_ascii(m) for m in _EMPHASIS_MARKERS)
+_EMPHASIS_STEPS: Final = tuple(zip(_EMPHASIS_MARKERS, _EMPHASIS, _EMPHASIS_ASCII, strict=True))
 _ATX_HEADER: Final = r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]+(?P<title>[^\n]*?))??(?:[ \t]+#+)?[ \t]*$"
 _INLINE_CODE: Final = r"(?<!`)(?P<ticks>`+)(?!`)(?P<code>[^\n]*?[^`\n])(?P=ticks)(?!`)"
 _BLOCKQUOTE: Final = r"(?m)^(?:[ ]{0,3}>[ ]?)+"
@@ -309,7 +321,7 @@ def _strip_markdown_once(text: str, params: StripMarkdownParams, timeout: float)
     if "*" not in text and "_" not in text:
         return text  # no emphasis marker
     is_ascii = text.isascii()  # removing markers keeps it so
-    for marker, pattern, ascii_pattern in zip(_EMPHASIS_MARKERS, _EMPHASIS, _EMPHASIS_ASCII, strict=True):
+    for marker, pattern, ascii_pattern in _EMPHASIS_STEPS:
         if marker in text:  # each pattern holds its whole delimiter ("**") literally
             if is_ascii:
                 text = ascii_pattern.sub(_body, text)
@@ -334,20 +346,26 @@ def strip_markdown(
     >>> strip_markdown("## Answer\\n答案是**B**，见 `f(x)`，snake_case_name 与 a*b*c 不变")
     'Answer\\n答案是B，见 f(x)，snake_case_name 与 a*b*c 不变'
     """
-    if (
-        "*" not in text
-        and "_" not in text
-        and "`" not in text
-        and "#" not in text
-        and (not params.blockquotes or ">" not in text)
-    ):
+    inert = _no_quote_marker if params.blockquotes else _no_marker
+    if inert(text):
         return text  # no marker character at all: nothing to strip, no fence scan
     return _on_prose(
         text,
         lambda s: _strip_markdown_once(s, params, timeout),
         rule_name="strip_markdown",
         timeout=timeout,
+        inert=inert,
     )
+
+
+def _no_marker(text: str) -> bool:
+    """No character any pattern of :func:`_strip_markdown_once` needs (each needs its marker)."""
+    return "*" not in text and "_" not in text and "`" not in text and "#" not in text
+
+
+def _no_quote_marker(text: str) -> bool:
+    """:func:`_no_marker`, and no ``>`` for the blockquote pattern."""
+    return ">" not in text and _no_marker(text)
 
 
 
@@ -460,7 +478,13 @@ def remove_invisible_chars(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     if text.isascii() or _printable_but_newlines(text) or _INVISIBLE_CHARS.search(text) is None:
         return text  # none of the characters either branch removes: no fence scan, no sub
     pattern = compile_pattern(_INVISIBLE)  # built in and linear: no per-call timeout
-    return _on_prose(text, lambda s: pattern.sub("", s), rule_name="remove_invisible_chars", timeout=timeout)
+    return _on_prose(
+        text, lambda s: pattern.sub("", s), rule_name="remove_invisible_chars", timeout=timeout, inert=_no_invisible
+    )
+
+
+def _no_invisible(text: str) -> bool:
+    return _INVISIBLE_CHARS.search(text) is None
 
 
 #: Every character :data:`_INVISIBLE` can remove (both branches), for a presence test.
