@@ -146,6 +146,18 @@ def test_ascii_classes_of_the_emphasis_patterns_are_the_regex_ones() -> None:
     assert not any(cjk.match(c) for c in ascii_chars)
 
 
+def test_the_stdlib_think_tag_reads_classes_as_the_regex_one_does() -> None:
+    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    stdlib_ws = re.compile(f"[{extract._WS}]")
+    assert regex.findall(r"\s", everything) == stdlib_ws.findall(everything)
+    for letter, stdlib_class in zip("thinkg", ("[tT]", "[hH]", "[iI\u0130]", "[nN]", "[kK\u212a]", "[gG]"), strict=True):
+        assert regex.findall(letter, everything, flags=regex.IGNORECASE) == re.findall(stdlib_class, everything), letter
+    for odd in ("<think>", "< / THINKING\u3000>", "<thİnk>", "</thin\u212a>", "<\x1cthink>", "<think\x85>"):
+        new = [(m.span(), m["close"]) for m in extract._THINK_TAG_STDLIB.finditer(odd)]
+        old = [(m.span(), m["close"]) for m in regex.finditer(extract._THINK_TAG, odd, flags=regex.IGNORECASE)]
+        assert new == old, odd
+
+
 def test_the_printable_screen_rules_out_every_invisible_and_rewritten_space() -> None:
     everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     invisible = regex.findall(r"[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]", everything)

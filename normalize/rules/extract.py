@@ -56,6 +56,15 @@ Tiers = StrTiers
 # --------------------------------------------------------------------------- think blocks
 
 _THINK_TAG = r"<\s*(?P<close>/?)\s*think(?:ing)?\s*>"
+#: :data:`_THINK_TAG` as the ``regex`` module reads it (case-insensitively), spelt out for the
+#: standard library's ``re``: ``\s`` is the ``regex`` module's whitespace (the stdlib's adds
+#: ``\x1c-\x1f``), each letter the characters it matches ignoring case (``i`` also ``İ``, ``k``
+#: also the Kelvin sign).  A test checks both against every code point; the standard library
+#: finds tags and reads their groups several times faster.
+_WS: Final = "\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+_THINK_TAG_STDLIB: Final = re.compile(
+    rf"<[{_WS}]*(?P<close>/?)[{_WS}]*[tT][hH][iI\u0130][nN][kK\u212a](?:[iI\u0130][nN][gG])?[{_WS}]*>"
+)
 
 
 @rule("remove_think_blocks", version=1, scope=ALL_TYPES)
@@ -83,7 +92,7 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     """
     if "<" not in text:
         return text  # every tag starts with "<"
-    tags = list(compile_pattern(_THINK_TAG, regex.IGNORECASE).finditer(text))
+    tags = list(_THINK_TAG_STDLIB.finditer(text))
     if not tags:
         return text
     fences = [] if _fence_free(text) else [fence for fence in find_fences(text) if fence.closed]

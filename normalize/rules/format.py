@@ -558,8 +558,11 @@ def _whitespace_settled(text: str, mode: str) -> bool:
     in a row, a space before a line break, a space or LF at either end, three LF in a row
     (``keep``) or any LF (``collapse``).  None of them here: every step is the identity.
     """
-    if not text:
-        return True  # "" comes back as "" in both modes
+    if text.isprintable():
+        # no LF, tab, line terminator or space separator but the plain space (all unprintable:
+        # see _printable_but_newlines), so the only triggers left are the ends, two spaces and
+        # fences ("" is printable and comes back as "" in both modes)
+        return text[:1] != " " and text[-1:] != " " and "  " not in text and _fence_free(text)
     if text[0] in " \n" or text[-1] in " \n" or not _fence_free(text):
         return False
     if "\n" in text and (mode == "collapse" or "\n\n\n" in text or " \n" in text):
