@@ -89,6 +89,7 @@ _FORMAT_PAIRS: list[tuple[str, Callable[[str], str], Callable[[str], str]]] = [
         lambda t: fmt.normalize_whitespace(t, fmt.NormalizeWhitespaceParams(newlines="collapse")),
         lambda t: oracle.normalize_whitespace(t, "collapse"),
     ),
+    ("strip_trailing_whitespace", fmt.strip_trailing_whitespace, oracle.strip_trailing_whitespace),
 ]
 
 

@@ -671,6 +671,8 @@ _BLANK_BEFORE_BREAK: Final = re.compile("[" + re.escape(_LINE_TRAILING_CHARS) + 
 def _has_trailing_blank_line_end(text: str) -> bool:
     if text.isascii():
         return " \n" in text or "\t\n" in text or " \r" in text or "\t\r" in text
+    if " \n" not in text and _printable_but_newlines(text):
+        return False  # no CR, tab or space separator but the space (unprintable), no space before LF
     return _BLANK_BEFORE_BREAK.search(text) is not None
 
 

@@ -179,6 +179,18 @@ def normalize_whitespace(text: str, mode: str = "keep") -> str:
     return on_prose_segments(text, lambda seg, start, end: _whitespace_segment(seg, start, end, mode))
 
 
+_SPACE_SEPARATORS = "".join(c for c in map(chr, range(0x110000)) if unicodedata.category(c) == "Zs")
+_LINE_TRAILING = "\t" + _SPACE_SEPARATORS
+_TEXT_TRAILING = "\t\n\r\x0b\x0c\x85\u2028\u2029" + _SPACE_SEPARATORS
+
+
+def strip_trailing_whitespace(text: str, per_line: bool = True) -> str:
+    if per_line:
+        pieces = regex.split(r"(\r\n|\r|\n)", text)
+        text = "".join(p if i % 2 else p.rstrip(_LINE_TRAILING) for i, p in enumerate(pieces))
+    return text.rstrip(_TEXT_TRAILING)
+
+
 # ------------------------------------------------------------------------ extract rules
 
 THINK_TAG = r"<\s*(?P<close>/?)\s*think(?:ing)?\s*>"
