@@ -100,6 +100,22 @@ def test_format_rules_equal_the_oracle(text: str) -> None:
         assert _outcome(new, text) == _outcome(old, text), name
 
 
+_MARKDOWN_HEAVY = hs.lists(
+    hs.sampled_from(["*", "**", "***", "_", "__", "___", "a", "B", "中", "1", " ", "\n", "\\", "`", "# ", ">", "ab_c", "é"]),
+    max_size=30,
+).map("".join)
+
+
+@given(hs.one_of(_MARKDOWN_HEAVY, _MARKDOWN_HEAVY.map(lambda t: _FILLER + t)))
+@settings(max_examples=500, deadline=None)
+def test_strip_markdown_equals_the_oracle_on_markdown_heavy_text(text: str) -> None:
+    assert _outcome(fmt.strip_markdown, text) == _outcome(oracle.strip_markdown, text)
+    quotes = fmt.StripMarkdownParams(blockquotes=True)
+    assert _outcome(lambda t: fmt.strip_markdown(t, quotes), text) == _outcome(
+        lambda t: oracle.strip_markdown(t, blockquotes=True), text
+    )
+
+
 @given(_TEXTS)
 @settings(max_examples=300, deadline=None)
 def test_the_shipped_format_chain_equals_the_oracle_chain(text: str) -> None:
