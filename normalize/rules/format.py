@@ -349,6 +349,10 @@ def strip_markdown(
     inert = _no_quote_marker if params.blockquotes else _no_marker
     if inert(text):
         return text  # no marker character at all: nothing to strip, no fence scan
+    if _fence_free(text):  # the first round of _on_prose below, and its confirming round's skip
+        changed = _strip_markdown_once(text, params, timeout)
+        if changed == text or inert(changed):
+            return changed
     return _on_prose(
         text,
         lambda s: _strip_markdown_once(s, params, timeout),
