@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import regex
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
 from normalize import load_pack
@@ -71,6 +71,15 @@ def _outcome(fn: Callable[[str], str], text: str) -> tuple[str, ...]:
         return ("rejected", rejected.status, rejected.reason)
 
 
+def _with_examples(cases: tuple[str, ...]) -> Callable[[Any], Any]:
+    def decorate(test: Any) -> Any:
+        for case in cases:
+            test = example(case)(test)
+        return test
+
+    return decorate
+
+
 _FORMAT_PAIRS: list[tuple[str, Callable[[str], str], Callable[[str], str]]] = [
     ("unescape_newlines", fmt.unescape_newlines, oracle.unescape_newlines),
     ("remove_invisible_chars", fmt.remove_invisible_chars, oracle.remove_invisible_chars),
@@ -93,8 +102,21 @@ _FORMAT_PAIRS: list[tuple[str, Callable[[str], str], Callable[[str], str]]] = [
 ]
 
 
+#: One case for each screen of the format rules, always tried (then the generated ones).
+_FORMAT_CASES = (
+    "a\\tb", "a\\nb", "\\neq", "**B**", "_B_", "__a__ 1", "*a* 1*b*", "# Title", "> quote", "`code`",
+    _FILLER + "“B”", _FILLER + "‛B‛", "答案是“B”", "ＡＢ　１", "｀｀｀\nＡ\n｀｀｀", "~~~\n“x”\n~~~\n“y”", "```\nﬁ\n```ﬁ",
+    "a\u200bb", "a\u200b\u200d中", _FILLER + "a\u2060b", "ﬁ ²", "a\tb", _FILLER + "\t", "a  b \n",
+)  # fmt: skip
+_EXTRACT_CASES = (
+    "<think>x</think>y", "< THINK >x</ thinking>y", "<\u3000think>x", "<thİnk>x</think>y", "x</thin\u212ag>y",
+    "\\fbox{1}", "a \\boxed{2}", "x #### 1", "推理……最终输出：北京", "推理……最终输出:北京", "```\n<think>\n```\nx",
+)  # fmt: skip
+
+
 @given(_TEXTS)
 @settings(max_examples=400, deadline=None)
+@_with_examples(_FORMAT_CASES)
 def test_format_rules_equal_the_oracle(text: str) -> None:
     for name, new, old in _FORMAT_PAIRS:
         assert _outcome(new, text) == _outcome(old, text), name
@@ -116,6 +138,42 @@ def test_strip_markdown_equals_the_oracle_on_markdown_heavy_text(text: str) -> N
     )
 
 
+def _small(pieces: list[str], size: int = 10) -> hs.SearchStrategy[str]:
+    """Short texts of a few pieces: each screen decides alone more often than in a long mix."""
+    return hs.lists(hs.sampled_from(pieces), max_size=size).map("".join)
+
+
+_WHITESPACE_HEAVY = _small(["a", "中", " ", "  ", "\n", "\n\n\n", " \n", "\t", "\r", "\u3000", "\xa0", "\x1c", "```", "~~~", "b"])
+
+
+#: One trigger of the whitespace screens each, always tried.
+_WHITESPACE_CASES = (
+    "a\n\n\nb", "中\n\n\n文", "a  b", "中  文", "a \nb", "中 \nb", " a", "a ", "\na", "a\n", "a\tb", "a\rb",
+    "a\u3000b", "a\x1cb\u3000c", "中\x1c\xa0", "```\n a  \n```",
+)  # fmt: skip
+
+
+@given(hs.one_of(_WHITESPACE_HEAVY, _WHITESPACE_HEAVY.map(lambda t: _FILLER + t)))
+@settings(max_examples=500, deadline=None)
+@_with_examples(_WHITESPACE_CASES)
+def test_whitespace_rules_equal_the_oracle_on_whitespace_heavy_text(text: str) -> None:
+    for name, new, old in _FORMAT_PAIRS:
+        if "whitespace" in name:
+            assert _outcome(new, text) == _outcome(old, text), name
+
+
+_BOX_HEAVY = _small(["\\fbox{", "\\boxed{", "\\boxed ", "}", "{", "1", "x", " ", "$", "\\", "\n```\n", "<think>", "</think>", "#### ", "2"])
+
+
+@given(_BOX_HEAVY)
+@settings(max_examples=500, deadline=None)
+def test_extraction_equals_the_oracle_on_box_heavy_text(text: str) -> None:
+    assert extract.extract_boxed(text) == oracle.extract_boxed(text)
+    assert extract.extract_boxed(text, extract.BoxedParams(conflict="keep")) == oracle.extract_boxed(text, "keep")
+    assert extract.remove_think_blocks(text) == oracle.remove_think_blocks(text)
+    assert extract.split_on_separator(text) == oracle.split_on_separator(text)
+
+
 @given(_TEXTS)
 @settings(max_examples=300, deadline=None)
 def test_the_shipped_format_chain_equals_the_oracle_chain(text: str) -> None:
@@ -133,6 +191,7 @@ def test_the_shipped_format_chain_equals_the_oracle_chain(text: str) -> None:
 
 @given(_TEXTS)
 @settings(max_examples=400, deadline=None)
+@_with_examples(_EXTRACT_CASES)
 def test_think_boxed_and_separators_equal_the_oracle(text: str) -> None:
     assert extract.remove_think_blocks(text) == oracle.remove_think_blocks(text)
     assert extract.extract_boxed(text) == oracle.extract_boxed(text)
