@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from itertools import accumulate
 from typing import Any, Final
 
@@ -29,10 +30,18 @@ _BRACKET_DELTA: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
 def canonical_json(value: Any) -> str:
     """Sorted keys, compact separators, UTF-8 kept: the form every hash is taken over.
 
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    allow_nan=False)``, with the encoder it would build made once.
+
     >>> canonical_json({"b": 1, "a": "é"})
     '{"a":"é","b":1}'
     """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _CANONICAL.encode(value)
+
+
+#: What ``json.dumps`` builds on every call for :func:`canonical_json`'s arguments (an encoder
+#: keeps no state between calls).
+_CANONICAL: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 class JsonLimits(Params):
@@ -96,6 +105,41 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+def _sorted_unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """:func:`_unique_keys`, the keys in sorted order (the order :func:`canonical_json` writes)."""
+    obj = dict(sorted(pairs, key=_KEY))
+    if len(obj) != len(pairs):
+        _unique_keys(pairs)  # raises, naming the key that repeats first in the text
+    return obj
+
+
+_KEY: Final = operator.itemgetter(0)
+
+
+#: ``json.loads(text, parse_constant=…, parse_float=…, object_pairs_hook=…)`` builds this decoder
+#: on every call; made once (a decoder keeps no state between calls).
+_STRICT: Final = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys
+)
+#: The same, building every object with its keys sorted.
+_STRICT_SORTED: Final = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_sorted_unique_keys
+)
+
+#: :func:`canonical_json` for a value :data:`_STRICT_SORTED` read: its keys are in sorted order
+#: already (so they need no sorting) and a decoded value holds no cycle (so none is looked for).
+_SORTED_VALUE: Final = json.JSONEncoder(
+    sort_keys=False, check_circular=False, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
+#: Values :func:`write_canonical` read, by the canonical text it wrote for each: at most
+#: :data:`_HANDOFF_SIZE` (emptied when full), each taken at most once (by :func:`read_canonical`),
+#: so no value is ever handed to two callers.
+_HANDOFF: Final[dict[str, Any]] = {}
+_HANDOFF_SIZE: Final = 8
+_MISSING: Final[Any] = object()
+
+
 def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Any:
     """Parse strict JSON within ``limits``; anything else raises ``RejectText("invalid", why)``.
 
@@ -109,6 +153,12 @@ def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = D
     ...
     normalize.errors.RejectText: invalid: not valid JSON: Expecting property name enclosed in double quotes at line 1 column 9 (char 8)
     """
+    return _load(text, limits, _STRICT, False, timeout)
+
+
+def _load(text: str, limits: JsonLimits | None, decoder: json.JSONDecoder, take: bool, timeout: float) -> Any:
+    """:func:`load_json` with ``decoder``; with ``take``, a value :func:`write_canonical` kept for
+    ``text`` stands for the decoding (once the limits hold)."""
     limits = limits if limits is not None else _DEFAULT_LIMITS
     # at most 4 UTF-8 bytes a code point: a text that short is within the limit, unencoded
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > limits.max_bytes else 0
@@ -133,13 +183,14 @@ def load_json(text: str, limits: JsonLimits | None = None, *, timeout: float = D
                 raise LimitExceeded(
                     f"a number has more than {limits.max_number_digits} digits in a row (max_number_digits)"
                 )
+    if take:
+        kept = _HANDOFF.pop(text, _MISSING)
+        if kept is not _MISSING:
+            return kept
     try:
-        return json.loads(
-            text,
-            parse_constant=_reject_constant,
-            parse_float=_finite_float,
-            object_pairs_hook=_unique_keys,
-        )
+        if text.startswith("\ufeff"):  # refused before decoding, as json.loads does
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return decoder.decode(text)
     except json.JSONDecodeError as exc:
         raise RejectText(
             st.INVALID, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (char {exc.pos})"
@@ -172,12 +223,44 @@ def load_stated_json(text: str, limits: JsonLimits | None = None, *, timeout: fl
     ...
     normalize.errors.RejectText: invalid: not valid JSON: Expecting ',' delimiter at line 1 column 8 (char 7)
     """
+    return _load_stated(text, limits, _STRICT, False, timeout)
+
+
+def _load_stated(text: str, limits: JsonLimits | None, decoder: json.JSONDecoder, take: bool, timeout: float) -> Any:
     if not text.strip():
         raise RejectText(st.NO_ANSWER, "the output is empty")
     try:
-        return load_json(text, limits, timeout=timeout)
+        return _load(text, limits, decoder, take, timeout)
     except RejectText as rejected:
         if rejected.status == st.INVALID and compile_pattern(_JSON_BEGINS).search(text, timeout=timeout) is None:
             raise RejectText(st.NO_ANSWER, "no JSON in the output") from None
         raise
+
+
+def write_canonical(text: str, limits: JsonLimits | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """``canonical_json(load_stated_json(text, limits))``; the value is kept for :func:`read_canonical`.
+
+    The value is read with every object's keys in sorted order: the order the canonical text
+    writes them in, so it equals what decoding the canonical text gives (a canonical text
+    decodes without error: finite floats written by ``repr``, which round-trips, integers
+    that were read, no duplicate key, no constant), and the json parser, reading that text
+    next, takes it instead of decoding again.
+
+    >>> write_canonical('{"b": [1.50, {"d": 1, "c": null}], "a": "é"}')
+    '{"a":"é","b":[1.5,{"c":null,"d":1}]}'
+    >>> read_canonical('{"a":"é","b":[1.5,{"c":null,"d":1}]}')
+    {'a': 'é', 'b': [1.5, {'c': None, 'd': 1}]}
+    """
+    value = _load_stated(text, limits, _STRICT_SORTED, False, timeout)
+    written = _SORTED_VALUE.encode(value)  # = canonical_json(value): see _SORTED_VALUE
+    if len(_HANDOFF) >= _HANDOFF_SIZE:
+        _HANDOFF.clear()  # (values dropped unread are simply never handed out)
+    _HANDOFF[written] = value
+    return written
+
+
+def read_canonical(text: str, limits: JsonLimits | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Any:
+    """:func:`load_stated_json`, taking (once) the value :func:`write_canonical` kept for ``text``
+    when there is one: the same value, with no second decoding.  The limits are checked all the same."""
+    return _load_stated(text, limits, _STRICT, True, timeout)
 

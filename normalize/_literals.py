@@ -17,8 +17,8 @@ from functools import lru_cache
 from typing import Final
 
 _INLINE_VERBOSE: Final = re.compile(r"\(\?[a-zA-Z^-]*x")
-_SPECIAL_FOLD: Final = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "K": "k"})
-_SPECIAL_CHARS: Final = ("İ", "ı", "ſ", "K")
+_SPECIAL_FOLD: Final = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})  # İ ı ſ K
+_SPECIAL_CHARS: Final = ("\u0130", "\u0131", "\u017f", "\u212a")  # the Kelvin sign, not "K"
 
 
 def fold(text: str) -> str:
@@ -27,7 +27,7 @@ def fold(text: str) -> str:
     >>> fold("FİNAL ANſWER")
     'final answer'
     """
-    if any(c in text for c in _SPECIAL_CHARS):  # rare: str.translate is slow on long text
+    if not text.isascii() and any(c in text for c in _SPECIAL_CHARS):  # rare: translate is slow
         text = text.translate(_SPECIAL_FOLD)
     return text.lower()
 
@@ -323,3 +323,276 @@ def leading_literals(pattern: str, ignorecase: bool) -> tuple[str, ...] | None:
     if not all(_usable(r, ignorecase) for r in found):
         return None
     return tuple(dict.fromkeys(r.lower() if ignorecase else r for r in found))
+
+
+_WHITESPACE: Final = "\\s"  # stands for the whitespace class in an atom's character set
+_NO_QUANTIFIER: Final = (1, 1)
+
+
+def _class_chars(branch: str, i: int, end: int) -> frozenset[str] | None:
+    """The characters of the simple class ``branch[i:end]`` (``[:：]``, ``[ \\t]``, ``[,，]``):
+    plain ASCII-or-uncased non-letters, ``\\t``, ``\\s`` or escaped punctuation; else ``None``."""
+    j = i + 1
+    chars: set[str] = set()
+    if branch[j] in "^]":
+        return None  # negated or starting with "]": not simple
+    while j < end - 1:
+        c = branch[j]
+        if c == "\\":
+            nxt = branch[j + 1]
+            if nxt == "t":
+                chars.add("\t")
+            elif nxt == "s":
+                chars.add(_WHITESPACE)
+            elif not nxt.isalnum() and nxt != "_" and _usable(nxt, True):
+                chars.add(nxt)
+            else:
+                return None
+            j += 2
+            continue
+        if c in "-[" or c.isalpha() or not _usable(c, True):
+            return None  # ranges, nested sets, letters (cased or not): not simple
+        chars.add(c)
+        j += 1
+    return frozenset(chars) if chars else None
+
+
+def _quantifier(branch: str, i: int) -> tuple[tuple[int, int | None], int] | None:
+    """The quantifier at ``branch[i]`` as ``((min, max), next index)``; ``None`` for a lazy or
+    possessive one or a malformed count."""
+    n = len(branch)
+    c = branch[i] if i < n else ""
+    if c == "?":
+        bounds: tuple[int, int | None] = (0, 1)
+        i += 1
+    elif c == "*":
+        bounds, i = (0, None), i + 1
+    elif c == "+":
+        bounds, i = (1, None), i + 1
+    elif c == "{":
+        count = re.compile(r"\{([0-9]+)(,([0-9]*))?\}").match(branch, i)
+        if count is None:
+            return None
+        low = int(count.group(1))
+        high = low if count.group(2) is None else (int(count.group(3)) if count.group(3) else None)
+        bounds, i = (low, high), count.end()
+    else:
+        return _NO_QUANTIFIER, i
+    if i < n and branch[i] in "?+":
+        return None
+    return bounds, i
+
+
+def _overlap(first: frozenset[str], second: frozenset[str]) -> bool:
+    if first & second:
+        return True
+    spaces = [s for s in (first, second) if _WHITESPACE in s]
+    if not spaces:
+        return False
+    other = second if _WHITESPACE in first else first
+    return any(c != _WHITESPACE and (c.isspace() or re.match(r"\s", c) is not None) for c in other)
+
+
+def _atom_source(chars: frozenset[str]) -> str:
+    if len(chars) == 1:
+        (char,) = chars
+        return r"\s" if char == _WHITESPACE else re.escape(char)
+    return "[" + "".join(r"\s" if c == _WHITESPACE else re.escape(c) for c in sorted(chars)) + "]"
+
+
+Atoms = list[tuple[frozenset[str], tuple[int, int | None]]]
+
+
+@lru_cache(maxsize=1024)
+def _locator_atoms(pattern: str) -> tuple[tuple[frozenset[str], tuple[int, int | None]], ...] | None:
+    """The pattern's leading run of simple atoms (characters lower-cased, ``\\s`` as
+    ``_WHITESPACE``) with their quantifiers; ``None`` when the pattern is not read here."""
+    if entangled(pattern) or "(?" in pattern.replace("(?:", ""):
+        return None  # inline flags, look-arounds, named groups: not read here
+    branches = _branches(pattern)
+    if branches is None or len(branches) != 1:
+        return None
+    branch = branches[0]
+    atoms: Atoms = []
+    i, n = 0, len(branch)
+    while i < n:
+        c = branch[i]
+        chars: frozenset[str] | None = None
+        step = 1
+        if c == "\\":
+            if i + 1 >= n:
+                break
+            nxt = branch[i + 1]
+            if nxt == "s":
+                chars = frozenset({_WHITESPACE})
+            elif not nxt.isalnum() and nxt != "_" and _usable(nxt, True):  # "\Ⓐ" is cased
+                chars = frozenset({nxt})
+            step = 2
+        elif c == "[":
+            end = _skip_class(branch, i)
+            if end is not None:
+                chars = _class_chars(branch, i, end)
+                step = end - i
+        elif c not in _META and _usable(c, True):
+            chars = frozenset({c.lower()})
+        if chars is None:
+            break
+        quantified = _quantifier(branch, i + step)
+        if quantified is None:
+            break
+        bounds, i = quantified
+        atoms.append((chars, bounds))
+    return tuple(atoms)
+
+
+#: What :func:`project` leaves of a whitespace character: itself (ASCII) or ``?`` (any other).
+_PROJECTED_SPACE: Final = frozenset("\t\n\x0b\x0c\r ?")
+
+
+def _projected(chars: frozenset[str]) -> frozenset[str]:
+    out: set[str] = set()
+    for c in chars:
+        if c == _WHITESPACE:
+            out |= _PROJECTED_SPACE
+        else:
+            out.add(c if c.isascii() else "?")
+    return frozenset(out)
+
+
+def _render(atoms: Atoms, projected: bool) -> str | None:
+    """The locator source for ``atoms``: over :func:`fold`-ed text, or over :func:`project`-ed
+    text (non-ASCII characters read as ``?``).
+
+    Linear time: a quantified atom never holds the first character, and is followed by an atom
+    disjoint from it (giving back a character never lets the next atom match, so each give-back
+    fails at once) or else by one single atom that ends the locator (each give-back costs one
+    comparison).  So the work at a start is the length of its runs, and runs from different
+    starts do not overlap beyond the locator's fixed characters.  Where neither holds the
+    locator ends, keeping the atom's required minimum.
+    """
+    if projected:
+        atoms = [(_projected(chars), bounds) for chars, bounds in atoms]
+    if not atoms or atoms[0][1] != _NO_QUANTIFIER or len(atoms[0][0]) != 1:
+        return None
+    first = atoms[0][0]
+    if _WHITESPACE in first or (projected and "?" in first):
+        return None  # no fast prefix to search for
+    kept: list[str] = []
+    for index, (chars, bounds) in enumerate(atoms):
+        if bounds == _NO_QUANTIFIER:
+            kept.append(_atom_source(chars))
+            continue
+        low, high = bounds
+        count = {(0, 1): "?", (0, None): "*", (1, None): "+"}.get(bounds)
+        if count is None:
+            count = f"{{{low},{'' if high is None else high}}}"
+        following = atoms[index + 1] if index + 1 < len(atoms) else None
+        if following is not None and not _overlap(chars, first):
+            if not _overlap(chars, following[0]):
+                kept.append(_atom_source(chars) + count)
+                continue
+            if following[1] == _NO_QUANTIFIER:  # the last two atoms: one comparison a give-back
+                kept.append(_atom_source(chars) + count + _atom_source(following[0]))
+                break
+        if low:  # at least ``low`` of them follow in any match: "answer\\s+(?:is|…)" → answer\\s
+            kept.append(_atom_source(chars) + (f"{{{low}}}" if low > 1 else ""))
+        break
+    return "".join(kept)
+
+
+@lru_cache(maxsize=1024)
+def locator_source(pattern: str) -> str | None:
+    r"""A stdlib :mod:`re` pattern over :func:`fold`-ed text that matches wherever ``pattern``
+    (``regex``, IGNORECASE) can start a match — a superset — or ``None`` when none is known.
+
+    It is the pattern's leading run of simple atoms: literal characters (ASCII or uncased,
+    lower-cased), ``\s`` and small classes of non-letters, each once or quantified; it stops
+    before the first group, anchor, letter class or anything else, and drops a quantified atom
+    it cannot follow.  It starts with a literal character (the engine's fast prefix search), and
+    every quantified atom's characters are disjoint from the next atom's and from that first
+    character, so it never backtracks more than once per atom: linear time without a timeout.
+    Patterns with one top-level alternative only, and no inline flags or group references.
+
+    >>> locator_source(r"final\s+answer\s*(?:is|[:：])"), locator_source(r"answer\s*[:：]")
+    ('final\\s+answer', 'answer\\s*[:：]')
+    >>> locator_source(r"\*\*\s*Answer\s*\*\*"), locator_source(r"^[ \t]*answer") is None
+    ('\\*\\*\\s*answer\\s*\\*\\*', True)
+    >>> locator_source(r"a\s*\s*b"), locator_source(r"answer\s+(?:is|be)"), locator_source(r"(?:x|y)z") is None
+    ('a', 'answer\\s', True)
+    """
+    atoms = _locator_atoms(pattern)
+    return None if atoms is None else _render(list(atoms), projected=False)
+
+
+@lru_cache(maxsize=1024)
+def projected_locator_source(pattern: str) -> bytes | None:
+    r""":func:`locator_source` over :func:`project`-ed text (bytes; ``?`` for any non-ASCII
+    character, whitespace or not), or ``None`` when it has no ASCII letter to look for (run
+    :func:`locator_source` over the text itself then: its characters are uncased).
+
+    >>> projected_locator_source(r"answer\s*[:：]"), projected_locator_source(r"答案\s*是") is None
+    (b'answer[\\\t\\\n\\\x0b\\\x0c\\\r\\ \\?]*[:\\?]', True)
+    """
+    atoms = _locator_atoms(pattern)
+    if atoms is None or not any(c.isascii() and c.isalpha() for chars, _ in atoms for c in chars if c != _WHITESPACE):
+        return None
+    source = _render(list(atoms), projected=True)
+    return None if source is None else source.encode("ascii")
+
+
+def project(text: str) -> bytes:
+    """``text`` folded as :func:`fold` folds it, ASCII only: every other character is ``?``
+    (one byte a character, so positions are the text's).  Where :func:`fold` gives an ASCII
+    character, this gives the same one; faster to build, and searched like the folded text for
+    literals of ASCII characters.
+
+    >>> project("FİNAL Answer：42 ſ")
+    b'final answer?42 s'
+    """
+    if not text.isascii() and any(c in text for c in _SPECIAL_CHARS):
+        text = text.translate(_SPECIAL_FOLD)
+    return text.encode("ascii", "replace").lower()
+
+
+@lru_cache(maxsize=1024)
+def text_locator_source(pattern: str) -> str | bytes | None:
+    r"""The locator to run over a text rather than its :func:`fold`: :func:`projected_locator_source`
+    (bytes, over :func:`project`) when it has an ASCII letter, else :func:`locator_source` (str,
+    over the text itself: uncased characters and whitespace, which folding leaves alone).
+
+    >>> text_locator_source(r"Answer\s*:"), text_locator_source(r"答案\s*是")
+    (b'answer[\\\t\\\n\\\x0b\\\x0c\\\r\\ \\?]*:', '答案\\s*是')
+    """
+    atoms = _locator_atoms(pattern)
+    if atoms is None:
+        return None
+    if any(c.isascii() and c.isalpha() for chars, _ in atoms for c in chars if c != _WHITESPACE):
+        return projected_locator_source(pattern)
+    return locator_source(pattern)
+
+
+def project_literal(literal: str) -> bytes:
+    """A folded literal as :func:`project` shows it: ``?`` for each non-ASCII character.
+
+    >>> project_literal("answer：")
+    b'answer?'
+    """
+    return literal.encode("ascii", "replace")
+
+
+
+@lru_cache(maxsize=1024)
+def locator_literal(pattern: str) -> str | None:
+    r"""The literal (folded) that every hit of the pattern's locators starts with: its leading
+    characters that stand once each, or ``None``.
+
+    >>> locator_literal(r"Final\s+answer"), locator_literal(r"\*\*\s*答案"), locator_literal(r"^x") is None
+    ('final', '**', True)
+    """
+    atoms = _locator_atoms(pattern)
+    literal = ""
+    for chars, bounds in atoms or ():
+        if bounds != _NO_QUANTIFIER or len(chars) != 1 or _WHITESPACE in chars:
+            break
+        literal += next(iter(chars))
+    return literal or None

@@ -176,7 +176,7 @@ def _balanced_spans_by_special(text: str, start: int, end: int) -> list[tuple[in
 @settings(max_examples=1000)
 def test_balanced_spans_skip_strings_like_the_scan(text: str, cut_start: int, cut_end: int) -> None:
     start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
-    fast = [(s.start, s.end) for s in extract._balanced_spans(text, start, end)]
+    fast = extract._balanced_spans(text, start, end)
     assert fast == _balanced_spans_by_special(text, start, end)
 
 
@@ -186,12 +186,12 @@ def test_fence_line_search_equals_the_scan(text: str, pos: int) -> None:
     from normalize.rules import _fences
 
     pos = min(pos, len(text))
-    for pattern, marks in (
-        (_fences._OPEN, ("```", "~~~")),
-        (_fences._closing("`", 3), ("```",)),
-        (_fences._closing("~", 4), ("~~~",)),
+    for pattern, locator in (
+        (_fences._OPEN, _fences._OPEN_AFTER_BREAK),
+        (_fences._closing("`", 3), _fences._CLOSE_AFTER_BREAK["`"]),
+        (_fences._closing("~", 4), _fences._CLOSE_AFTER_BREAK["~"]),
     ):
-        fast = _fences._line_search(pattern, marks, text, pos, {})
+        fast = _fences._line_search(pattern, locator, text, pos)
         slow = pattern.search(text, pos)
         assert (fast and fast.span()) == (slow and slow.span())
 
@@ -260,15 +260,16 @@ def test_find_fences_equals_the_scan(text: str) -> None:
 
 @given(hs.lists(hs.sampled_from(_MARKER_PIECES), max_size=30).map("".join))
 @settings(max_examples=300, deadline=None)
-def test_screened_tiers_skip_only_patterns_that_cannot_match(text: str) -> None:
-    folded = fold(text)
-    tiers = tuple(tier for tier in _TIERS if len(tier) > 1)
-    for tier, screened in zip(tiers, extract._screened_tiers(tiers), strict=True):
-        assert [single for single, _ in screened] == [(p,) for p in tier]
-        for single, required in screened:
-            found = extract.marker_matches(single, text, folded, timeout=1.0)
-            if not extract.may_match(required, folded):
-                assert found == [], single
+def test_marker_screens_skip_only_patterns_that_cannot_match(text: str) -> None:
+    folded, projected = fold(text), extract.project(text)
+    for tier in _TIERS:
+        for plan in extract._tier_markers((tier,))[0]:
+            found = extract.marker_matches((plan.pattern,), text, folded, timeout=1.0)
+            if not extract.may_match(plan.screen, folded):
+                assert found == [], plan.pattern
+            screen = plan.text_screen or ((),)
+            if not any(all(extract._occurs(key, text, projected) for key, _, _ in branch) for branch in screen):
+                assert found == [], plan.pattern
 
 
 def test_answer_marker_refuses_a_non_positive_timeout_even_with_no_marker_in_sight() -> None:
@@ -286,7 +287,7 @@ def test_answer_marker_refuses_a_non_positive_timeout_even_with_no_marker_in_sig
 @settings(max_examples=1000)
 def test_balanced_spans_by_token_equal_the_scan_on_json_like_text(text: str, cut_start: int, cut_end: int) -> None:
     start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
-    fast = [(s.start, s.end) for s in extract._balanced_spans(text, start, end)]
+    fast = extract._balanced_spans(text, start, end)
     assert fast == _balanced_spans_by_special(text, start, end)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from normalize import status as st
-from normalize._json import JsonLimits, load_stated_json
+from normalize._json import JsonLimits, read_canonical
 from normalize.errors import RejectText
 from normalize.registry import ParseContext, Parsed, parser
 
@@ -27,7 +27,7 @@ def parse_json_value(text: str, params: JsonLimits, ctx: ParseContext) -> Parsed
     if not text.strip():
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
     try:
-        value = load_stated_json(text, params, timeout=ctx.timeout)
+        value = read_canonical(text, params, timeout=ctx.timeout)  # (parse_json's value, if it wrote the text)
     except RejectText as rejected:
         return Parsed(None, rejected.status, rejected.reason)
     if value is None:

@@ -62,7 +62,7 @@ _CALCULATOR: Final = r"<<[^<>\n]{0,200}>>"
 def _may_hedge(text: str) -> bool:
     """Whether :data:`_HEDGE_GLUE` may match: every match holds one of these words (folded as
     ``(?i)`` matches)."""
-    folded = fold(text)
+    folded = text.lower() if text.isascii() else fold(text)  # fold's special letters are not ASCII
     return "or" in folded or "possibly" in folded or "maybe" in folded or "perhaps" in folded
 
 
@@ -169,8 +169,7 @@ def _ok(value: MathValue, ctx: ParseContext, *, typeset: bool) -> Parsed:
     """The parsed value; a sentence of prose (three words or more) counts as an answer only when
     stated (a marker, a box, or the whole text typeset as one ``\\text{}`` formula): ``I cannot
     tell.`` is no answer, a bare ``Evelyn`` is one."""
-    words = (value.text or "").split()
-    if (value.kind == "text" and len(words) >= 3 and not typeset
+    if (value.kind == "text" and len((value.text or "").split()) >= 3 and not typeset
             and ctx.notes.get("found_by") not in ("marker", "boxed")):
         return Parsed(None, st.NO_ANSWER, f"no answer stated: {value.text or value.canonical!r} is prose, "
                                           "not marked or boxed as the answer")

@@ -8,15 +8,17 @@ fence runs to the end of the text.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-
-import regex
+from typing import Final
 
 from normalize._budget import check_budget
 
-_OPEN = regex.compile(r"(?m)^(?P<indent>[ ]{0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
+#: Stdlib ``re``: these patterns use only what ``re`` and ``regex`` read alike (``^``/``$`` at
+#: ``\n`` only, plain classes), and ``re`` matches them several times faster per call.
+_OPEN = re.compile(r"(?m)^(?P<indent>[ ]{0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
 
 
 @dataclass(frozen=True)
@@ -51,24 +53,35 @@ def find_fences(text: str, *, timeout: float | None = None) -> list[Fence]:
 
 
 @lru_cache(maxsize=8)
-def _closing(char: str, length: int) -> regex.Pattern[str]:
-    return regex.compile(rf"(?m)^[ ]{{0,3}}{regex.escape(char)}{{{length},}}[ \t\r]*$")
+def _closing(char: str, length: int) -> re.Pattern[str]:
+    return re.compile(rf"(?m)^[ ]{{0,3}}{re.escape(char)}{{{length},}}[ \t\r]*$")
 
 
 @lru_cache(maxsize=8)
 def _fences(text: str) -> tuple[Fence, ...]:
     """:func:`find_fences`, cached for the last few texts: the rules of a chain that leave the
     text unchanged (most of them, most of the time) then scan it for fences once."""
-    fences: list[Fence] = []
-    append = fences.append
+    return tuple([Fence(*fence) for fence in iter_fences(text)])
+
+
+#: A fence as :func:`iter_fences` gives it: the fields of :class:`Fence`, in order.
+FenceTuple = tuple[int, int, int, int, str, bool]
+
+
+def iter_fences(text: str) -> Iterator[FenceTuple]:
+    """The fences of ``text`` one by one, as tuples of :class:`Fence`'s fields: the scan of
+    :func:`find_fences`, uncached and lazy, for a caller that may stop at the first it wants.
+
+    >>> [fence[4] for fence in iter_fences("a\\n```py\\nx = 1\\n```\\nb\\n~~~\\ny\\n")]
+    ['py', '']
+    """
     n = len(text)
     pos = 0
-    ahead: dict[str, int] = {}  # where each run of three backticks or tildes occurs next
     while True:
         check_budget()
-        opening = _line_search(_OPEN, ("```", "~~~"), text, pos, ahead)
+        opening = _line_search(_OPEN, _OPEN_AFTER_BREAK, text, pos)
         if opening is None:
-            return tuple(fences)
+            return
         start, end = opening.span()
         fence, info = opening.group("fence", "info")
         char = fence[0]
@@ -77,60 +90,49 @@ def _fences(text: str) -> tuple[Fence, ...]:
             pos = end
             continue
         content_start = end + 1 if end < n else end
-        closing = _line_search(_closing(char, len(fence)), (char * 3,), text, content_start, ahead)
+        closing = _line_search(_closing(char, len(fence)), _CLOSE_AFTER_BREAK[char], text, content_start)
         if closing is None:
-            append(Fence(start, n, content_start, n, _lang(info), False))
-            return tuple(fences)
+            yield (start, n, content_start, n, _lang(info), False)
+            return
         close_start, close_end = closing.span()
         content_end = max(content_start, close_start - 1) if close_start > content_start else content_start
-        append(Fence(start, close_end, content_start, content_end, _lang(info), True))
+        yield (start, close_end, content_start, content_end, _lang(info), True)
         pos = close_end
 
 
-#: A mark this close to where a fence search starts: the regex scan is cheaper than the marks.
-_NEAR = 64
+#: Where a fence line can start after a line break: up to three spaces, then three backticks or
+#: tildes.  Every line that :data:`_OPEN` (or a closer) matches past the first line follows a
+#: match of its locator, so the locators find the only line starts worth trying (stdlib ``re``:
+#: the line break is a literal prefix it scans for fast; each candidate is confirmed by the pattern).
+_OPEN_AFTER_BREAK: Final = re.compile(r"\n[ ]{0,3}(?:```|~~~)")
+_CLOSE_AFTER_BREAK: Final = {"`": re.compile(r"\n[ ]{0,3}```"), "~": re.compile(r"\n[ ]{0,3}~~~")}
+#: How a fence line begins (a space of its indent, or its first mark).
+_LINE_OPENINGS: Final = (" ", "`", "~")
 
 
-def _line_search(
-    pattern: regex.Pattern[str], marks: tuple[str, ...], text: str, pos: int, ahead: dict[str, int]
-) -> regex.Match[str] | None:
-    """``pattern.search(text, pos)`` for a fence line pattern (``(?m)^[ ]{0,3}`` then a run that
-    starts with one of ``marks``), without trying every position: a match starts at the line
-    start of a mark that up to three spaces precede, so only those line starts are tried.
+def _line_search(pattern: re.Pattern[str], locator: re.Pattern[str], text: str, pos: int) -> re.Match[str] | None:
+    """``pattern.search(text, pos)`` for a fence line pattern (``(?m)^[ ]{0,3}`` then a run of at
+    least three backticks or tildes), trying only the line starts where it can match: ``pos``
+    itself when it starts a line, then the line after each match of ``locator`` (a line break,
+    up to three spaces, three of the marks), in order; the first that matches is the leftmost.
 
-    ``ahead`` keeps, per mark, where it next occurs (``-1``: nowhere further) for calls whose
-    ``pos`` never decreases (one scan of one text), so ``str.find`` never scans a stretch twice.
-    Linear overall: the line start is carried along (each stretch is searched for a line break
-    once), and a line start is tried at most four times.
+    Linear: the locator scans each stretch once (a search resumes after the candidate it
+    rejected), and a line is matched against the pattern at most once.
     """
-    if any(text.find(mark, pos, pos + _NEAR) >= 0 for mark in marks):
-        return pattern.search(text, pos)  # fences close together: the engine's scan is short
-    line_start = -1
-    scanned = pos
+    if (pos == 0 or text[pos - 1] == "\n") and text.startswith(_LINE_OPENINGS, pos):
+        match = pattern.match(text, pos)
+        if match is not None:
+            return match
     at = pos
+    search = locator.search
     while True:
-        mark_at = -1
-        for mark in marks:
-            known = ahead.get(mark, -2)
-            if known == -2 or 0 <= known < at:
-                known = ahead[mark] = text.find(mark, at)
-            if known >= 0 and (mark_at < 0 or known < mark_at):
-                mark_at = known
-        if mark_at < 0:
+        found = search(text, at)
+        if found is None:
             return None
-        if line_start < 0:  # the first mark
-            if mark_at - pos < _NEAR:
-                return pattern.search(text, pos)  # fences close together: the engine's scan is short
-            line_start = text.rfind("\n", 0, pos) + 1
-        newline = text.rfind("\n", scanned, mark_at)
-        if newline >= 0:
-            line_start = newline + 1
-        scanned = mark_at
-        if line_start >= pos and mark_at - line_start <= 3 and not text[line_start:mark_at].strip(" "):
-            match = pattern.match(text, line_start)
-            if match is not None:
-                return match
-        at = mark_at + 1
+        at = found.start() + 1
+        match = pattern.match(text, at)
+        if match is not None:
+            return match
 
 
 def _lang(info: str) -> str:

@@ -24,14 +24,25 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, AnyStr, Final, Literal
 
 import regex
 from pydantic import BeforeValidator, field_validator, model_validator
 
 from normalize import status as st
 from normalize._budget import check_budget
-from normalize._literals import entangled, fold, leading_literals, may_match, required_literals
+from normalize._literals import (
+    entangled,
+    fold,
+    leading_literals,
+    locator_literal,
+    locator_source,
+    may_match,
+    project,
+    project_literal,
+    required_literals,
+    text_locator_source,
+)
 from normalize._phrases import RETRACTION, may_retract
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
@@ -45,7 +56,7 @@ from normalize.registry import (
     as_tuple,
     rule,
 )
-from normalize.rules._fences import Fence, find_fences
+from normalize.rules._fences import Fence, FenceTuple, find_fences, iter_fences
 from normalize.rules.format import _fence_free, unescape_newlines
 
 _NO_PARAMS: Final = NoParams()
@@ -281,6 +292,20 @@ class _Plan:
     required: tuple[tuple[str, ...], ...] | None  # required_literals: none of them → no match
     anchors: tuple[str, ...] | None  # literals one of which starts every match (see _plan)
     compiled: regex.Pattern[str]
+    # what is checked first: the required literals, else the leading ones as alternatives (one
+    # of them starts every match); ``None``: nothing known, always scan
+    screen: tuple[tuple[str, ...], ...] | None
+    locator: re.Pattern[str] | None  # literals.locator_source over folded text: every match starts at a hit
+    tangled: bool  # inline flags or group references: scanned as an alternation
+    # the same for extract_answer_marker, which folds no text: over project(text) (bytes) or
+    # over the text itself (str; no ASCII letter in it)
+    projected_locator: re.Pattern[bytes] | None
+    raw_locator: re.Pattern[str] | None
+    projected_anchors: tuple[bytes, ...] | None
+    # the screen, each literal's _prechecks before it, each with how _occurs looks for it
+    text_screen: tuple[tuple[tuple[str, int, Any], ...], ...] | None
+    # the literal every hit of projected_locator / raw_locator starts with (as screens name it)
+    start_key: str | None
 
 
 @lru_cache(maxsize=1024)
@@ -290,7 +315,35 @@ def _plan(pattern: str) -> _Plan:
     # scanned slowly: under IGNORECASE the engine finds no prefix to search for and tries
     # every position.  One literal, or uncased ones (故|所以), the engine searches for itself.
     cased = lead is not None and len(lead) > 1 and any(c.isascii() and c.isalpha() for c in "".join(lead))
-    return _Plan(pattern, required_literals(pattern, True), lead if cased else None, _guarded(pattern))
+    required = required_literals(pattern, True)
+    screen = required if required is not None or lead is None else tuple((literal,) for literal in lead)
+    source = locator_source(pattern)
+    text_source = text_locator_source(pattern)
+    return _Plan(
+        pattern,
+        required,
+        lead if cased else None,
+        _guarded(pattern),
+        screen,
+        None if source is None else re.compile(source),
+        entangled(pattern),
+        re.compile(text_source) if isinstance(text_source, bytes) else None,
+        re.compile(text_source) if isinstance(text_source, str) else None,
+        tuple(project_literal(literal) for literal in lead) if lead is not None and cased else None,
+        None if screen is None else tuple(_probes(_with_prechecks(branch)) for branch in screen),
+        locator_literal(pattern) if text_source is not None else None,
+    )
+
+
+def _with_prechecks(branch: tuple[str, ...]) -> tuple[str, ...]:
+    """``branch`` with each literal's :func:`_prechecks` characters in front of it (all of them
+    occur wherever the literal does, so the alternative holds exactly when it did; each looked
+    for once a text, a fast one-character scan first).
+
+    >>> _with_prechecks(("**", "final", "answer")), _with_prechecks(("最终答案",))
+    (('*', '**', 'final', 'answer'), ('最', '终', '答', '案', '最终答案'))
+    """
+    return tuple(dict.fromkeys(key for literal in branch for key in (*_prechecks(literal), literal)))
 
 
 @lru_cache(maxsize=256)
@@ -300,18 +353,48 @@ def _tier_plans(patterns: tuple[str, ...]) -> tuple[tuple[_Plan, ...], bool]:
 
 def _first_match(plan: _Plan, text: str, folded: str, pos: int, timeout: float) -> regex.Match[str] | None:
     """The leftmost match of ``plan`` starting at ``pos`` or later (what ``search`` gives)."""
-    if plan.anchors is None:
-        return plan.compiled.search(text, pos, timeout=timeout)
+    return _located(plan.compiled, plan.locator, plan.anchors, text, folded, pos, timeout)
+
+
+def _located(
+    compiled: regex.Pattern[str],
+    locator: re.Pattern[AnyStr] | None,
+    anchors: tuple[AnyStr, ...] | None,
+    text: str,
+    haystack: AnyStr,
+    pos: int,
+    timeout: float,
+) -> regex.Match[str] | None:
+    """The leftmost match of ``compiled`` in ``text`` at ``pos`` or later (what ``search`` gives).
+
+    ``haystack`` is ``text`` folded (or projected, or itself) as ``locator`` and ``anchors``
+    expect, position for position.  With a locator, the pattern is matched only where the
+    locator hits (every match starts at a hit, so none starts between ``pos`` and the first
+    hit); with anchors, only where one of them occurs; after a few misses, one scan.
+    """
+    if locator is not None:
+        for _ in range(_MAX_ANCHORS):
+            hit = locator.search(haystack, pos)
+            if hit is None:
+                return None
+            at = hit.start()
+            match = compiled.match(text, at, timeout=timeout)
+            if match is not None:
+                return match
+            pos = at + 1
+        return compiled.search(text, pos, timeout=timeout)
+    if anchors is None:
+        return compiled.search(text, pos, timeout=timeout)
     for _ in range(_MAX_ANCHORS):
-        places = [at for at in (folded.find(literal, pos) for literal in plan.anchors) if at >= 0]
+        places = [at for at in (haystack.find(literal, pos) for literal in anchors) if at >= 0]
         if not places:
             return None
         at = min(places)  # no match can start before it
-        match = plan.compiled.match(text, at, timeout=timeout)
+        match = compiled.match(text, at, timeout=timeout)
         if match is not None:
             return match
         pos = at + 1
-    return plan.compiled.search(text, pos, timeout=timeout)
+    return compiled.search(text, pos, timeout=timeout)
 
 
 def marker_matches(patterns: tuple[str, ...], text: str, folded: str, *, timeout: float) -> list[regex.Match[str]]:
@@ -319,8 +402,9 @@ def marker_matches(patterns: tuple[str, ...], text: str, folded: str, *, timeout
     pattern wrapped in a group) in ``text``, exactly as its ``finditer`` gives them; found faster.
 
     ``folded`` is :func:`normalize._literals.fold` of ``text`` (same length).  A pattern whose
-    required literals are absent cannot match and is left out.  The others are searched one by
-    one, each with a literal prefix the engine finds fast, and merged: from the current
+    required literals (or, lacking those, all of its leading literals) are absent cannot match
+    and is left out.  The others are searched one by one, each with a literal prefix the engine
+    finds fast (or only where its locator hits in ``folded``), and merged: from the current
     position the alternation matches where the leftmost of the patterns' next matches starts,
     with the first pattern (in order) that matches there — the same match, since no pattern's
     match can start before its leftmost one.  A pattern that starts with one of several cased
@@ -334,7 +418,9 @@ def marker_matches(patterns: tuple[str, ...], text: str, folded: str, *, timeout
     plans, tangled = _tier_plans(patterns)
     if tangled:
         return list(_alternation(patterns).finditer(text, timeout=timeout))
-    live = [plan for plan in plans if may_match(plan.required, folded)]
+    live = [plan for plan in plans if may_match(plan.screen, folded)]
+    if len(live) == 1:
+        return _single_matches(live[0], text, folded, timeout)
     found: list[regex.Match[str]] = []
     upcoming = [_first_match(plan, text, folded, 0, timeout) for plan in live]
     pos = 0
@@ -353,20 +439,112 @@ def marker_matches(patterns: tuple[str, ...], text: str, folded: str, *, timeout
         pos = best.end()
 
 
+def _single_matches(plan: _Plan, text: str, folded: str, timeout: float) -> list[regex.Match[str]]:
+    """:func:`marker_matches` of one untangled pattern: its leftmost match, then on from its end."""
+    return _matches_from(plan, plan.locator, plan.anchors, text, folded, timeout)
+
+
+def _matches_from(
+    plan: _Plan,
+    locator: re.Pattern[AnyStr] | None,
+    anchors: tuple[AnyStr, ...] | None,
+    text: str,
+    haystack: AnyStr,
+    timeout: float,
+    pos: int = 0,
+) -> list[regex.Match[str]]:
+    """The matches of ``plan`` alone, as ``finditer`` gives them (see :func:`_located`); with a
+    locator, ``pos`` may be where its first hit can be at the earliest."""
+    found: list[regex.Match[str]] = []
+    compiled = plan.compiled
+    while True:
+        if locator is not None:  # _located, inlined: this runs for every live pattern of a row
+            hit = locator.search(haystack, pos)
+            if hit is None:
+                return found
+            match = compiled.match(text, hit.start(), timeout=timeout)
+            if match is None:
+                match = _located(compiled, locator, None, text, haystack, hit.start() + 1, timeout)
+                if match is None:
+                    return found
+        else:
+            match = _located(compiled, None, anchors, text, haystack, pos, timeout)
+            if match is None:
+                return found
+        pos = match.end()
+        if pos == match.start():  # an empty match: leave finditer's stepping to finditer
+            return list(_alternation((plan.pattern,)).finditer(text, timeout=timeout))
+        found.append(match)
+
+
+def _text_matches(
+    plan: _Plan, text: str, projected: bytes, timeout: float, start: int = 0
+) -> list[regex.Match[str]]:
+    """:func:`_single_matches` with no folded text: located over ``projected`` or ``text``
+    (with a locator, from ``start`` on: no hit lies before it)."""
+    if plan.projected_locator is not None:
+        return _matches_from(plan, plan.projected_locator, None, text, projected, timeout, start)
+    if plan.raw_locator is not None:
+        return _matches_from(plan, plan.raw_locator, None, text, text, timeout, start)
+    return _matches_from(plan, None, plan.projected_anchors, text, projected, timeout)
+
+
+_IN_PROJECTED: Final = 0  # bytes, looked for with ``in`` in the projected text
+_IN_TEXT: Final = 1  # str, looked for with ``in`` in the text itself
+_SEARCH_TEXT: Final = 2  # a stdlib pattern's prefix search in the text itself
+
+
+def _probes(branch: tuple[str, ...]) -> tuple[tuple[str, int, Any], ...]:
+    """Each literal of ``branch`` beside how :func:`_occurs` looks for it."""
+    out: list[tuple[str, int, Any]] = []
+    for literal in branch:
+        needle, finder = _needle(literal)
+        if finder is not None:
+            out.append((literal, _SEARCH_TEXT, finder))
+        elif needle is not None:
+            out.append((literal, _IN_PROJECTED, needle))
+        else:
+            out.append((literal, _IN_TEXT, literal))
+    return tuple(out)
+
+
+def _occurs(literal: str, text: str, projected: bytes) -> bool:
+    """Whether the folded ``literal`` occurs in the folded text: looked for in ``projected`` when
+    it has an ASCII letter, else (uncased characters: folding leaves them) in ``text`` itself."""
+    needle, finder = _needle(literal)
+    if finder is not None:
+        return finder.search(text) is not None
+    return literal in text if needle is None else needle in projected
+
+
+@lru_cache(maxsize=1024)
+def _needle(literal: str) -> tuple[bytes | None, re.Pattern[str] | None]:
+    """How :func:`_occurs` looks for ``literal``: its projected bytes (``None``: no ASCII letter,
+    looked for in the text itself), and for a longer one starting with a character that is no
+    ASCII letter or digit (``**``, ``答案``), a stdlib pattern: its prefix search skips to that
+    rare first character in a tight loop, several times faster than ``in`` then."""
+    if any(c.isascii() and c.isalpha() for c in literal):
+        return project_literal(literal), None
+    first = literal[0]
+    if len(literal) > 1 and not (first.isascii() and first.isalnum()):
+        return None, re.compile(re.escape(literal))
+    return None, None
+
+
+@lru_cache(maxsize=1024)
+def _prechecks(literal: str) -> tuple[str, ...]:
+    """Characters of ``literal`` that are looked for alone first (a single character is found
+    by a fast ``memchr`` scan; a longer literal is not): those that are no ASCII letter or digit,
+    rare in prose, so a literal like ``**`` or ``答案`` is mostly ruled out at that speed."""
+    if len(literal) < 2:
+        return ()
+    return tuple(dict.fromkeys(c for c in literal if not (c.isascii() and c.isalnum())))
+
+
 @lru_cache(maxsize=64)
-def _screened_tiers(
-    tiers: tuple[tuple[str, ...], ...],
-) -> tuple[tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...] | None], ...], ...]:
-    """Each tier's patterns, each as ``marker_matches``' one-pattern tuple beside the required
-    literals it checks first (``None`` where it scans regardless: an entangled pattern)."""
-    screened = []
-    for tier in tiers:
-        row = []
-        for pattern in tier:
-            plans, tangled = _tier_plans((pattern,))
-            row.append(((pattern,), None if tangled else plans[0].required))
-        screened.append(tuple(row))
-    return tuple(screened)
+def _tier_markers(tiers: tuple[tuple[str, ...], ...]) -> tuple[tuple[_Plan, ...], ...]:
+    """Each tier's patterns' plans, each pattern scanned on its own."""
+    return tuple(tuple(_plan(pattern) for pattern in tier) for tier in tiers)
 
 
 @lru_cache(maxsize=256)
@@ -395,7 +573,7 @@ def extract_answer_marker(
     come from the pack's language overlays; with none (params never resolved) this raises
     ``ValueError``.  Not idempotent: a weaker marker may remain in what is kept.
 
-    Bound: O(n) per marker pattern (pack patterns carry the regex timeout; skipped by a substring check when their literals are absent); fences found once, a bisect per match.
+    Bound: O(n) per marker pattern (pack patterns carry the regex timeout; skipped by a substring check when their literals are absent, tried only where their linear-time locator hits); fences found once, a bisect per match.
 
     >>> p = AnswerMarkerParams(tiers=(("final answer:",), ("the answer is", "答案是"), ("therefore,?",)))
     >>> extract_answer_marker("So x = 2. Therefore, the answer is (B).\\n\\nDone.", p)
@@ -418,14 +596,39 @@ def extract_answer_marker(
     if params.unescape and "\\" in text:  # read escapes as the format stage will
         text = unescape_newlines(text, timeout=timeout)
     fences: list[Fence] | None = None
-    folded = fold(text)
+    projected = project(text)  # folded as far as ASCII literals need it: faster than fold
     if timeout <= 0:  # what marker_matches raises, even where every pattern is skipped
         raise ValueError(f"regex timeout must be positive, got {timeout!r}")
-    for tier in _screened_tiers(params.tiers):
+    seen: dict[str, int] = {}  # literal → where it first occurs folded, or -1 (each looked for once)
+    for tier in _tier_markers(params.tiers):
         matches: list[regex.Match[str]] = []
-        for single, required in tier:  # each pattern on its own: their matches may overlap
-            if may_match(required, folded):  # marker_matches would find none: skip the call
-                matches.extend(marker_matches(single, text, folded, timeout=timeout))
+        for plan in tier:  # each pattern on its own: their matches may overlap
+            if plan.tangled:
+                matches.extend(_alternation((plan.pattern,)).finditer(text, timeout=timeout))
+                continue
+            if plan.text_screen is not None:  # may_match, each literal looked for once per text
+                for branch in plan.text_screen:
+                    for literal, kind, probe in branch:
+                        at = seen.get(literal)
+                        if at is None:  # _occurs, inlined: this runs for every literal of a row
+                            if kind == _IN_PROJECTED:
+                                at = projected.find(probe)
+                            elif kind == _IN_TEXT:
+                                at = text.find(probe)
+                            else:
+                                found = probe.search(text)
+                                at = -1 if found is None else found.start()
+                            seen[literal] = at
+                        if at < 0:
+                            break
+                    else:
+                        break  # every literal of this alternative occurs: it may match
+                else:
+                    continue  # no alternative can match: skip the pattern
+            # every locator hit starts with start_key: none before its first place, if looked for
+            start = 0 if plan.start_key is None else seen.get(plan.start_key, 0)
+            if start >= 0:
+                matches.extend(_text_matches(plan, text, projected, timeout, start))
         if not matches:
             continue
         if fences is None:
@@ -482,10 +685,18 @@ _JUSTIFICATION_AFTER_STOP: Final = (
 )
 
 
+#: What every branch of :data:`_JUSTIFICATION` needs in the answer (folded): "because" (the
+#: only branch without punctuation), one of its punctuation marks or a line break, or a full stop
+#: followed by a space or tab.  A stdlib scan of a short span, several times cheaper.
+_MAY_JUSTIFY: Final = re.compile("[,;:\uff0c\uff1b\uff1a\u2014\u2013\u3002\n]|[.!?\u3002\uff01\uff1f][ \t]|because")
+
+
 def _justification_start(
     text: str, begin: int, end: int, *, timeout: float, pattern: str = _JUSTIFICATION
 ) -> int:
     """Where the answer in ``text[begin:end]`` stops before its justification (else ``end``)."""
+    if pattern is _JUSTIFICATION and _MAY_JUSTIFY.search(fold(text[begin:end])) is None:
+        return end  # none of what every branch needs: no justification starts here
     found = compile_pattern(pattern).search(text, begin, end)
     while found is not None and not text[begin : found.start()].strip(" \t\n*_\"'“”"):
         found = compile_pattern(pattern).search(text, found.end(), end)
@@ -552,7 +763,8 @@ def _refuse_different_answers(
 
 
 def _closed_and_open_fences(text: str) -> list[Fence]:
-    if "```" not in text and "~~~" not in text:
+    # the single characters first: a one-character scan is several times faster than "```"
+    if ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text):
         return []
     return find_fences(text)
 
@@ -587,8 +799,12 @@ def _skip_decoration(text: str, pos: int) -> int:
 def _answer_span(text: str, match: regex.Match[str]) -> tuple[int, int]:
     """Where the answer after ``match`` lies: to the first blank line, stripped, with the
     emphasis that wraps the marker (``**Answer:** B``, ``**Answer: B**``) left out."""
-    emphasis = compile_pattern(_EMPHASIS_BEFORE).search(
-        text, max(0, match.start() - 32), match.start()
+    start = match.start()
+    low = max(0, start - 32)
+    emphasis = (  # it needs a "*" or "_" just before the marker: mostly there is none
+        compile_pattern(_EMPHASIS_BEFORE).search(text, low, start)
+        if text.find("*", low, start) >= 0 or text.find("_", low, start) >= 0
+        else None
     )
     run = emphasis[1] if emphasis is not None else ""
     begin = _skip_decoration(text, match.end())
@@ -799,13 +1015,41 @@ def split_on_separator(
 
 _JSON_START = r"\s*(?:[\"'{\[\]}\-.0-9]|(?:true|false|null|True|False|None)(?![\w]))"
 _MAX_PARSE_ATTEMPTS: Final = 1000
-_PAIRS: Final = {"}": "{", "]": "["}
+
+#: A stretch of the text: ``(start, end)``, end exclusive.
+_Span = tuple[int, int]
+#: How a decoding outcome is filed: a short span by its text, a longer one by where it is.
+_DecodedKey = str | tuple[int, int]
+_SHORT_SPAN: Final = 64
+#: The one decoder of every ``raw_decode`` (a ``json.JSONDecoder`` keeps no state between calls).
+_DECODER: Final = json.JSONDecoder(strict=False)
+_UNTRIED: Final[Any] = object()
+#: Whole double-quoted strings and what JSON may hold outside them (a superset: its whitespace
+#: and punctuation, digits, number signs, the letters of ``true false null NaN Infinity``).  A
+#: span this does not run through (``True``, ``None``, a word, a quote that does not close
+#: inside) cannot be one JSON value: ``raw_decode`` need not try it (an error is costly to raise).
+_JSON_CHARS: Final = re.compile(r'(?:[ \t\n\r{}\[\],:\d+\-.eEtrufalsnNIiy]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.DOTALL)
 
 
-@dataclass(frozen=True)
-class _Span:
-    start: int
-    end: int  # exclusive
+class _Scan:
+    """What one call of :func:`extract_json_block` learns about its text, shared by its searches.
+
+    ``spans``: :func:`_balanced_spans` by hull (see :func:`_region_spans`: the whole text and
+    a fence that holds every bracket are scanned once).  ``decoded``: ``(value,)`` when
+    ``raw_decode`` at a span's start stops at its end, else None; by the span's text when it
+    is short, else by the span.  That outcome depends on the span's text alone (a bracket's
+    value ends at its closer, and the decoder reads nothing past the closer it stops after;
+    any other stop, or an error, is the same None), so a short span written twice (``[1, 2]``
+    in every entry) is decoded once.
+    """
+
+    __slots__ = ("decoded", "hull", "spans", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.hull: _Span | None = None  # the whole text's bracket hull, once known
+        self.spans: dict[_Span, list[_Span]] = {}
+        self.decoded: dict[_DecodedKey, tuple[Any] | None] = {}
 
 
 class JsonBlockParams(Params):
@@ -855,24 +1099,28 @@ def extract_json_block(
     ...
     normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
+    scan = _Scan(text)
     if params.alternatives == "contradictory":
-        stated = _stated_json_span(text, timeout=timeout)
+        stated = _stated_json_span(scan, timeout=timeout)
         if stated is not None:
-            return text[stated.start : stated.end]
-    fences = find_fences(text)
-    regions: list[tuple[int, int]] = []
-    tagged = next((f for f in fences if f.lang == "json"), None)
-    if tagged is not None:
-        regions.append((tagged.content_start, tagged.content_end))
+            return text[stated[0] : stated[1]]
+    fences = iter_fences(text)  # read up to the first tagged json, further only if it holds nothing
+    seen: list[FenceTuple] = []
     for fence in fences:
-        if fence.lang == "" and fence.content(text).lstrip()[:1] in ("{", "["):
-            regions.append((fence.content_start, fence.content_end))
-    regions.append((0, len(text)))
-    for start, end in regions:
-        span = _first_json_span(text, start, end)
-        if span is not None:
-            return text[span.start : span.end]
-    return text
+        seen.append(fence)
+        if fence[4] == "json":
+            span = _first_json_span(scan, fence[2], fence[3])
+            if span is not None:
+                return text[span[0] : span[1]]
+            break
+    seen.extend(fences)
+    for _, _, content_start, content_end, lang, _ in seen:
+        if lang == "" and text[content_start:content_end].lstrip()[:1] in ("{", "["):
+            span = _first_json_span(scan, content_start, content_end)
+            if span is not None:
+                return text[span[0] : span[1]]
+    span = _first_json_span(scan, 0, len(text))
+    return text if span is None else text[span[0] : span[1]]
 
 
 #: Words that introduce the final JSON value ("Final answer:", "最终结果", "Output:" opening a line).
@@ -883,32 +1131,45 @@ _FINAL_JSON: Final = (
 )
 
 
-def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
+def _stated_json_span(scan: _Scan, *, timeout: float) -> _Span | None:
     """Among several different outermost JSON values: the one a retraction or a final marker
     points to ("Wait, that is wrong: {…}", "Final answer: {…}", "Output: {…}");
     ``contradictory`` when two of those that count are offered as alternatives ("or",
     "Alternatively", "或者" between them); else None (the usual search decides)."""
-    decoder = json.JSONDecoder(strict=False)
+    text = scan.text
+    decoded = scan.decoded
     values: list[tuple[_Span, str]] = []
     parsed: list[tuple[_Span, Any]] = []
+    pieces: set[str] = set()  # the texts of the values parsed
     reach = -1
     attempts = 0
-    for span in _balanced_spans(text, 0, len(text)):
-        if span.start < reach:
+    for span in _region_spans(scan, 0, len(text)):
+        start, end = span
+        if start < reach:
             continue
         attempts += 1
         if attempts > _MAX_PARSE_ATTEMPTS:
             break
-        try:
-            value, stop = decoder.raw_decode(text, span.start)
-        except (ValueError, RecursionError):
+        key: _DecodedKey = text[start:end] if end - start <= _SHORT_SPAN else span
+        outcome = decoded.get(key, _UNTRIED)
+        if outcome is _UNTRIED:  # decoded here, not in a helper: at the stack depth it always had
+            outcome = None
+            through = _JSON_CHARS.match(text, start, end)  # (it always matches, if only the empty string)
+            if through is not None and through.end() == end:  # else it cannot parse to the end
+                try:
+                    value, stop = _DECODER.raw_decode(text, start)
+                except (ValueError, RecursionError):
+                    pass
+                else:
+                    outcome = (value,) if stop == end else None
+            decoded[key] = outcome
+        if outcome is None:
             continue
-        if stop != span.end:
-            continue
-        reach = span.end
-        parsed.append((span, value))
-    if len(parsed) < 2:
-        return None  # one value (or none) cannot disagree: no need to write keys
+        reach = end
+        parsed.append((span, outcome[0]))
+        pieces.add(text[start:end])
+    if len(pieces) < 2:
+        return None  # one value (or none), however often written, cannot disagree: no keys to write
     for span, value in parsed:
         try:
             key = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -919,7 +1180,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
         return None
     retracted = False
     for index in range(len(values) - 1, 0, -1):  # what follows the last retraction counts
-        gap = (values[index - 1][0].end, values[index][0].start)
+        gap = (values[index - 1][0][1], values[index][0][0])
         if compile_pattern(RETRACTION).search(text, *gap):
             values, retracted = values[index:], True
             break
@@ -927,7 +1188,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
         i
         for i, (span, _) in enumerate(values)
         if compile_pattern(_FINAL_JSON).search(
-            text, max(values[i - 1][0].end if i else 0, span.start - _INTRO_CHARS), span.start, timeout=timeout
+            text, max(values[i - 1][0][1] if i else 0, span[0] - _INTRO_CHARS), span[0], timeout=timeout
         )
     ]
     if final:  # from the last value introduced as final on
@@ -935,7 +1196,7 @@ def _stated_json_span(text: str, *, timeout: float) -> _Span | None:
     for (first, key_a), (second, key_b) in itertools.pairwise(values):
         if key_a == key_b:
             continue
-        if compile_pattern(_ALTERNATIVE).search(text, first.end, second.start):
+        if compile_pattern(_ALTERNATIVE).search(text, first[1], second[0]):
             raise RejectText(
                 st.CONTRADICTORY,
                 f"the output offers different JSON values as alternatives: {_clip(key_a)} and {_clip(key_b)}",
@@ -947,31 +1208,85 @@ def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _first_json_span(text: str, start: int, end: int) -> _Span | None:
-    spans = _balanced_spans(text, start, end)
+def _first_json_span(scan: _Scan, start: int, end: int) -> _Span | None:
+    spans = _region_spans(scan, start, end)
     if not spans:
         return None
-    decoder = json.JSONDecoder(strict=False)
+    text = scan.text
+    decoded = scan.decoded
     reach = -1
     attempts = 0
     for span in spans:  # outermost spans first: they are the ones not inside an earlier span
-        if span.start < reach:
+        at = span[0]
+        if at < reach:
             continue
-        reach = span.end
+        reach = span[1]
         attempts += 1
         if attempts > _MAX_PARSE_ATTEMPTS:
             break
-        try:
-            _, stop = decoder.raw_decode(text, span.start)
-        except (ValueError, RecursionError):
-            continue
-        if stop == span.end:
+        key: _DecodedKey = text[at : span[1]] if span[1] - at <= _SHORT_SPAN else span
+        outcome = decoded.get(key, _UNTRIED)
+        if outcome is _UNTRIED:  # decoded here, not in a helper: at the stack depth it always had
+            outcome = None
+            through = _JSON_CHARS.match(text, at, span[1])  # (it always matches, if only the empty string)
+            if through is not None and through.end() == span[1]:  # else it cannot parse to the end
+                try:
+                    value, stop = _DECODER.raw_decode(text, at)
+                except (ValueError, RecursionError):
+                    pass
+                else:
+                    outcome = (value,) if stop == span[1] else None
+            decoded[key] = outcome
+        if outcome is not None:
             return span
     looks_like_json = compile_pattern(_JSON_START)
     for span in spans:
-        if looks_like_json.match(text, span.start + 1, span.end):
+        if looks_like_json.match(text, span[0] + 1, span[1]):
             return span
     return None
+
+
+def _region_spans(scan: _Scan, start: int, end: int) -> list[_Span]:
+    """:func:`_balanced_spans` of ``text[start:end]``, scanned once per hull.
+
+    The hull runs from the region's first opener (``[`` or ``{``) to its last bracket of any
+    kind.  The scans of the region and of its hull give the same spans: both reach the hull's
+    first opener with an empty stack (with it empty, a closer is ignored and a quote opens
+    nothing); from there they read the same tokens (a single quote's look-back stops at an
+    opener inside the hull either way); and past the hull nothing can open or close, whatever
+    a string or quote running beyond it swallows or cuts short.  So the whole text and a
+    fence holding all its brackets (the usual shape) share one scan.
+    """
+    whole = scan.hull
+    if whole is None:
+        whole = scan.hull = _hull(scan.text, 0, len(scan.text))
+    if whole[0] == whole[1]:
+        return []  # no opener at all
+    # the region holds the text's first opener and last bracket: its hull is the text's
+    hull = whole if start <= whole[0] and whole[1] <= end else _hull(scan.text, start, end)
+    if hull[0] == hull[1]:
+        return []
+    spans = scan.spans.get(hull)
+    if spans is None:
+        spans = scan.spans[hull] = _balanced_spans(scan.text, *hull)
+    return spans
+
+
+def _hull(text: str, start: int, end: int) -> _Span:
+    """From the first opener of ``text[start:end]`` to its last bracket of any kind (empty: no opener)."""
+    first = end
+    for char in "{[":
+        found = text.find(char, start, first)
+        if found >= 0:
+            first = found
+    if first == end:
+        return (end, end)
+    last = first
+    for char in "}]{[":
+        found = text.rfind(char, last + 1, end)
+        if found >= 0:
+            last = found
+    return (first, last + 1)
 
 
 def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
@@ -981,52 +1296,86 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
     of the stack closes the nearest matching opener below it (the openers above are dropped
     unfinished) or, if there is none, is ignored.  Spans nest or are disjoint.  With the stack
     empty only an opener changes anything (closers are ignored, quotes open no string), so
-    the scan jumps to the next one; inside a bracket a double-quoted string is one token.
+    the scan jumps to the next one (``str.find``, each kind's next place remembered).  Inside
+    a bracket one match runs past whole double-quoted strings and everything else to the next
+    bracket or single quote (an unclosed ``"``, or the end: nothing more to find); a bracket
+    pair with only that between (a flat ``[1, 2]``) is one match and one span, as its opener
+    and closer would have made.
     """
-    stack: list[tuple[str, int]] = []
-    open_count = {"{": 0, "[": 0}
     spans: list[_Span] = []
-    next_opener = _JSON_OPENER.search
-    next_token = _JSON_TOKEN.search
+    stack: list[int] = []  # where the open brackets are
+    braces = brackets = 0  # how many of each kind the stack holds
+    tokens = _JSON_TOKEN.finditer
+    next_brace = next_bracket = -2  # where each opener occurs next (-1: nowhere; -2: not looked for)
     pos = start
-    while True:  # from token to token; a string is skipped in one match
-        found = (next_token if stack else next_opener)(text, pos, end)
-        if found is None:
-            break
-        at = found.start()
-        char = text[at]
-        pos = found.end()
-        if char in "{[":
-            stack.append((char, at))
-            open_count[char] += 1
-        elif char in "}]":
-            opener = _PAIRS[char]
-            if open_count[opener] == 0:
-                continue
-            while True:
-                kind, opened = stack.pop()
-                open_count[kind] -= 1
-                if kind == opener:
-                    break
-            spans.append(_Span(opened, at + 1))
-        elif char == '"':
-            if found.group(1) is None:
-                break  # the string runs to the end of the region: nothing more to find
-        elif _value_may_start(text, at, start):  # a single quote that can open a string
-            rest = _SINGLE_QUOTED_REST.match(text, pos, end)
-            if rest is None:
+    while True:
+        if not stack:
+            if -1 != next_brace < pos:
+                next_brace = text.find("{", pos, end)
+            if -1 != next_bracket < pos:
+                next_bracket = text.find("[", pos, end)
+            if next_brace < 0 and next_bracket < 0:
                 break
-            pos = rest.end()
-    spans.sort(key=lambda s: s.start)
+            if next_bracket < 0 or 0 <= next_brace < next_bracket:
+                pos, braces = next_brace, 1
+            else:
+                pos, brackets = next_bracket, 1
+            stack.append(pos)
+            pos += 1
+        resume = False  # whether the tokens go on from pos
+        for found in tokens(text, pos, end):
+            group = found.lastindex
+            if group == 1:  # a flat pair: pushed and popped at once
+                spans.append(found.span(1))
+                continue
+            at = found.end() - 1
+            if group != 2:
+                if group == 3 and text[at] == "'":
+                    if not _value_may_start(text, at, start):
+                        continue
+                    rest = _SINGLE_QUOTED_REST.match(text, at + 1, end)
+                    if rest is not None:
+                        pos, resume = rest.end(), True
+                break  # an unclosed string, or the end of the search: nothing more to find
+            char = text[at]
+            if char == "{":
+                stack.append(at)
+                braces += 1
+            elif char == "[":
+                stack.append(at)
+                brackets += 1
+            else:
+                opener = "{" if char == "}" else "["
+                if not (braces if opener == "{" else brackets):
+                    continue
+                while True:
+                    opened = stack.pop()
+                    kind = text[opened]
+                    if kind == "{":
+                        braces -= 1
+                    else:
+                        brackets -= 1
+                    if kind == opener:
+                        break
+                spans.append((opened, at + 1))
+                if not stack:
+                    pos, resume = at + 1, True  # back to looking for an opener
+                    break
+        if not resume:
+            break
+    spans.sort()  # (no two spans share a start)
     return spans
 
 
-#: With the stack empty, only an opener matters.
-_JSON_OPENER: Final = re.compile(r"[\[{]")
-#: Inside a bracket: a bracket, a single quote, or a run of whole double-quoted strings and
-#: what lies between them up to the next bracket or quote (group 1; a backslash escapes the
-#: next character; possessive, so linear).  A ``"`` outside group 1 opens a string that never closes.
-_JSON_TOKEN: Final = re.compile(r'[\[\]{}\']|((?:"(?:[^"\\]++|\\.)*+"[^\[\]{}"\']*+)++)|"', re.DOTALL)
+#: Inside a bracket, what does not matter: runs with no bracket or quote, and whole double-quoted
+#: strings (a backslash escapes the next character).  Possessive throughout: linear.
+_SKIPPED: Final = r'(?:[^\[\]{}"\']*+"[^"\\]*+(?:\\.[^"\\]*+)*+")*+[^\[\]{}"\']*+'
+#: Inside a bracket: what does not matter, then a flat bracket pair (group 1: only what does not
+#: matter between), a bracket (group 2), a single quote or an unclosed ``"`` (group 3), or the end
+#: of the search (no group).  A stretch is read at most twice (a flat pair tried and given up).
+_JSON_TOKEN: Final = re.compile(
+    rf"{_SKIPPED}(?:(\[{_SKIPPED}\]|\{{{_SKIPPED}\}})|([\[\]{{}}])|([\"'])|\Z)", re.DOTALL
+)
 #: The rest of a single-quoted string after its opening quote, to its closing quote: a
 #: backslash escapes the next character (possessive: linear even when the string never closes).
 _SINGLE_QUOTED_REST: Final = re.compile(r"(?:[^'\\]++|\\.)*+'", re.DOTALL)
@@ -1038,6 +1387,7 @@ def _value_may_start(text: str, pos: int, floor: int) -> bool:
     while i >= floor and text[i].isspace():
         i -= 1
     return i >= floor and text[i] in "{[,:"
+
 
 
 # --------------------------------------------------------------------------- code

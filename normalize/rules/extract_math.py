@@ -26,26 +26,30 @@ score report turns it into strict and flexible parse rates.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Final
 
 import regex
 from pydantic import Field, field_validator
 
 from normalize import status as st
-from normalize._literals import fold
+from normalize._literals import entangled, fold, may_match, required_literals
 from normalize._numbers import to_fraction
-from normalize._regex import compile_pattern
+from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, Params, StrTiers, StrTuple, rule
 from normalize.rules.extract import (
     _BOX,
     AnswerMarkerParams,
+    _alternation,
     _answer_span,
     _box_span,
     _brace_pairs,
+    _closing_brace,
     _outside_code,
     marker_matches,
     resolve_answer_markers,
@@ -174,44 +178,22 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     """
     if not params.tiers:
         raise ValueError("extract_math_answer has no marker tiers: load it from a pack or pass tiers")
-    special = compile_pattern(_SPECIAL_TOKEN).search(text) if "<|" in text else None  # built in, linear
+    # built in, linear; "<" first: a one-character scan is several times faster than "<|"
+    special = compile_pattern(_SPECIAL_TOKEN).search(text) if "<" in text and "<|" in text else None
     if special is not None and text[: special.start()].strip():
         text = text[: special.start()]  # the model ran on into a new chat turn
     # the last statement of each kind counts: the last ####, the last marker of the best tier
     finals: list[_Statement] = []
-    folded = fold(text)
+    scan = _Scan(text)
     last_separator = _last_separated(text, params.separators, timeout=timeout)
     if last_separator is not None:
         finals.append(last_separator)
-    weak: _Statement | None = None
-    marked = False
-    for index, tier in enumerate(params.tiers):
-        if marked or (index >= params.final_tiers and weak is not None):
+    for tier in params.tiers[: params.final_tiers]:
+        marker = _last_statement(scan, tier, params.separators, final=True, timeout=timeout)
+        if marker is not None:
+            finals.append(marker)
             break
-        matches = marker_matches(tier, text, folded, timeout=timeout)
-        matches = _outside_code(text, matches)
-        # the last match with something after it (a later marker inside an earlier statement is
-        # the innermost one: "Final Answer: The final answer is 5" → "5"); linear, not per match
-        for m in reversed(matches):
-            begin, end = _answer_span(text, m)
-            if begin == end:
-                continue
-            if index < params.final_tiers:
-                end = _cut_sentence(text, begin, end, timeout=timeout)
-            value = text[begin:end].strip()
-            for separator in params.separators:  # "the answer is #### 42": one statement, 42
-                if separator in value:
-                    value = value.rsplit(separator, 1)[1].strip()
-            if not value:
-                continue
-            statement = _Statement(m.start(), end, value, FOUND_BY_MARKER)
-            if index < params.final_tiers:
-                finals.append(statement)
-                marked = True
-            elif weak is None:
-                weak = statement
-            break
-    boxes = _boxes(text, timeout=timeout)
+    boxes = _boxes(scan, timeout=timeout)
     finals.sort(key=lambda s: s.start)
     if finals:
         last = finals[-1]
@@ -230,10 +212,13 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         groups = _box_groups(text, boxes, timeout=timeout)
         _check_agree([_join(g) for g in groups], timeout=timeout)
         return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
-    if _unclosed_box(text, timeout=timeout):
+    if _unclosed_box(scan, timeout=timeout):
         raise RejectText(st.NO_ANSWER, "the last \\boxed{} is never closed: the output was cut off")
-    if weak is not None:  # a hint ("Therefore, …"): the rest of its paragraph, read for its last item
-        return AnnotatedText(weak.value, found_by=FOUND_BY_MARKER, statement="paragraph")
+    # the weak tiers count only now, with no final statement and no box: not scanned before
+    for tier in params.tiers[params.final_tiers :]:
+        weak = _last_statement(scan, tier, params.separators, final=False, timeout=timeout)
+        if weak is not None:  # a hint ("Therefore, …"): the rest of its paragraph, read for its last item
+            return AnnotatedText(weak.value, found_by=FOUND_BY_MARKER, statement="paragraph")
     if compile_pattern(_TRUNCATED_TAIL).search(_last_sentence(text), timeout=timeout) and not _has_number(
         _last_sentence(text)
     ):
@@ -241,13 +226,275 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     return AnnotatedText(text, found_by=FOUND_BY_LAST_NUMBER)
 
 
+class _Scan:
+    """What several steps read of one text, computed once and only when needed: :func:`fold`
+    of it (of only its last characters when only they are scanned: fold maps each character
+    to one character, so a part of the folded text is the folded part), and whether it has a
+    code fence (without one, nothing is inside code: what ``_outside_code`` finds)."""
+
+    __slots__ = ("_fenced", "_folded", "_tails", "cuts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.cuts: dict[str, int | None] = {}  # _cut, by the stops it cuts at
+        self._folded: str | None = None
+        self._tails: dict[int, str] = {}
+        self._fenced: bool | None = None
+
+    def whole(self) -> str:
+        if self._folded is None:
+            self._folded = fold(self.text)
+        return self._folded
+
+    def head(self, end: int) -> str:
+        """``fold(text)[:end]``."""
+        return self.whole()[:end]
+
+    def tail(self, start: int) -> str:
+        """``fold(text)[start:]``."""
+        if self._folded is not None:
+            return self._folded[start:]
+        folded = self._tails.get(start)
+        if folded is None:
+            folded = self._tails[start] = fold(self.text[start:])
+        return folded
+
+    def outside_code(self, matches: list[regex.Match[str]]) -> list[regex.Match[str]]:
+        """``_outside_code(text, matches)``; the fence check done once a text."""
+        if not matches:
+            return matches
+        if self._fenced is None:
+            self._fenced = _has_fence(self.text)
+        return _outside_code(self.text, matches) if self._fenced else matches
+
+
+def _last_statement(
+    scan: _Scan, tier: tuple[str, ...], separators: tuple[str, ...], *, final: bool, timeout: float
+) -> _Statement | None:
+    """The statement of the last match of ``tier`` (a ``marker_matches`` match outside code)
+    that has something after it, or ``None``.
+
+    The last lines are read first when that provably decides (see :func:`_window_stops`): the
+    matches of the tier after ``text[i]``, a character no match can contain, are the matches
+    of the whole text that start after it; when one of them states something, no earlier
+    match counts.  Otherwise the rest, ``text[: i + 1]``, holds exactly the earlier matches.
+    """
+    text = scan.text
+    stops = _window_stops(tier)
+    if stops is not None and len(text) > _WINDOW_MIN:
+        at = _cut(scan, stops)
+        tail = _tail_matches(scan, tier, stops, at, timeout=timeout) if at is not None else None
+        if at is not None and tail is not None:
+            found = _stated(scan, tail, separators, final=final, timeout=timeout)
+            if found is not None:
+                return found
+            head = marker_matches(tier, text[: at + 1], scan.head(at + 1), timeout=timeout)
+            if all(m.end() > m.start() for m in head):
+                return _stated(scan, head, separators, final=final, timeout=timeout)
+    matches = marker_matches(tier, text, scan.whole(), timeout=timeout)
+    return _stated(scan, matches, separators, final=final, timeout=timeout)
+
+
+def _cut(scan: _Scan, stops: _Stops) -> int | None:
+    """Where the last lines are cut off: the last stop before the last line (looked for
+    within :data:`_BACK` characters), else the first stop among the last :data:`_WINDOW`
+    characters; ``None`` without one.  Found once a text for each set of stops."""
+    known = scan.cuts.get(stops.chars, -2)
+    if known != -2:
+        return known
+    text = scan.text
+    window = max(0, len(text) - _WINDOW)
+    line = text.rfind("\n", window)
+    at: int | None = None
+    for i in range(line - 1, max(window, line - _BACK) - 1, -1):
+        if text[i] in stops.chars:
+            at = i
+            break
+    if at is None:
+        cut = stops.finder.search(text, window)
+        at = cut.start() if cut is not None else None
+    scan.cuts[stops.chars] = at
+    return at
+
+
+def _tail_matches(
+    scan: _Scan, tier: tuple[str, ...], stops: _Stops, at: int, *, timeout: float
+) -> list[regex.Match[str]] | None:
+    """The tier's matches after the stop at ``at``, as matches on the whole text; ``None``
+    (scan the whole text) if one is empty.
+
+    A short tail is scanned by the guarded alternation itself (what ``marker_matches`` is
+    defined to give) from ``at`` on, on the whole text: its matches see the text before ``at``
+    as the whole-text scan does.  A longer one by ``marker_matches`` on ``text[at:]`` (starting
+    with the stop, so each match there sees its one character back), each match found again
+    on the whole text at the same start, where the alternation gives the same match."""
+    text = scan.text
+    if len(text) - at <= _SHORT_TAIL:
+        found = list(_alternation(tier).finditer(text, at, timeout=timeout))
+        return found if all(m.end() > m.start() for m in found) else None
+    tail_folded = scan.tail(at)
+    if not any(may_match(required, tail_folded) for required in stops.required):
+        return []
+    whole = _alternation(tier)
+    placed = []
+    for m in marker_matches(tier, text[at:], tail_folded, timeout=timeout):
+        if m.end() == m.start():
+            return None
+        again = whole.match(text, at + m.start(), timeout=timeout)
+        if again is None or again.end() != at + m.end():
+            return None
+        placed.append(again)
+    return placed
+
+
+def _stated(
+    scan: _Scan, matches: list[regex.Match[str]], separators: tuple[str, ...], *, final: bool, timeout: float
+) -> _Statement | None:
+    """The statement after the last of ``matches`` outside code that has something after it."""
+    text = scan.text
+    # the last match with something after it (a later marker inside an earlier statement is
+    # the innermost one: "Final Answer: The final answer is 5" → "5"); linear, not per match
+    for m in reversed(scan.outside_code(matches)):
+        begin, end = _answer_span(text, m)
+        if begin == end:
+            continue
+        if final:
+            end = _cut_sentence(text, begin, end, timeout=timeout)
+        value = text[begin:end].strip()
+        for separator in separators:  # "the answer is #### 42": one statement, 42
+            if separator in value:
+                value = value.rsplit(separator, 1)[1].strip()
+        if not value:
+            continue
+        return _Statement(m.start(), end, value, FOUND_BY_MARKER)
+    return None
+
+
+#: The last characters read first, and the shortest text for which that is tried; a tail up
+#: to _SHORT_TAIL characters is scanned by the tier's alternation (one call), a longer one by
+#: marker_matches.
+_WINDOW: Final = 200
+_WINDOW_MIN: Final = 400
+_SHORT_TAIL: Final = 64
+#: How far before the last line its cut is looked for.
+_BACK: Final = 32
+#: Characters that may cut a text: no letter, no space (a marker may hold either), none a
+#: case-insensitive letter matches.
+_STOP_CANDIDATES: Final = ".。!?！？$=;0123456789"
+
+
+@dataclass(frozen=True)
+class _Stops:
+    chars: str  # the characters no match of the tier can contain
+    finder: re.Pattern[str]  # one of them
+    required: tuple[tuple[tuple[str, ...], ...] | None, ...]  # each pattern's required literals
+
+
+@lru_cache(maxsize=256)
+def _window_stops(tier: tuple[str, ...]) -> _Stops | None:
+    r"""For a tier whose patterns :func:`_consumed_chars` understands (literals, escaped
+    punctuation, ``\s \t \n \r``, plain classes without ranges or negation, groups
+    ``(…)``/``(?:…)``, ``|``, ``^``, ``$``, counted and plain repeats; no look-around, no
+    inline flags, no ``.``): the characters of :data:`_STOP_CANDIDATES` none of them can match.  ``None`` otherwise.
+
+    Why a cut at such a character ``c`` is exact: no match contains ``c``, so none runs
+    across it, and the scan of the text after it goes as the scan of the whole text does
+    from there; a match starting after ``c`` sees at most one character back (the guard's
+    look-behind, ``^``), which the part after the cut still holds when it starts at ``c``.
+    The part up to ``c`` sees at most one character ahead of a match (the guard, ``$``):
+    ``c`` itself.  An empty match (where no character is consumed) would break this: a scan
+    that meets one falls back to the whole text.
+
+    >>> _window_stops((r"final\s+answer\s*(?:is|[:：])",)) is not None
+    True
+    >>> _window_stops((r"answer.*",)) is None, _window_stops((r"(?<=x)answer",)) is None
+    (True, True)
+    """
+    consumed: set[str] = set()
+    required = []
+    for pattern in tier:
+        chars = _consumed_chars(pattern)
+        if chars is None or entangled(pattern):
+            return None
+        literals = required_literals(pattern, True)
+        consumed |= chars
+        required.append(literals)
+    stops = "".join(c for c in _STOP_CANDIDATES if c not in consumed and c.lower() not in consumed)
+    if not stops:
+        return None
+    return _Stops(stops, char_finder(stops), tuple(required))
+
+
+_REPEAT: Final = re.compile(r"\{(?:[0-9]+(?:,[0-9]*)?|,[0-9]+)\}")
+
+
+def _consumed_chars(pattern: str) -> set[str] | None:
+    """Every character a match of ``pattern`` may consume, folded (whitespace as ``" "``), or
+    ``None`` when the pattern uses anything outside the plain subset of :func:`_window_stops`."""
+    chars: set[str] = set()
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= n:
+                return None
+            nxt = pattern[i + 1]
+            if nxt in "stnr":
+                chars.add(" ")
+            elif nxt.isalnum() or nxt == "_" or not nxt.isascii():
+                return None  # \d, \w, \p{…}, \b, \A, \x41, \1 …: not understood
+            else:
+                chars.add(nxt)
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+            elif c in "[-^":
+                return None  # nested sets, ranges, a negation not at the start
+            else:
+                chars.add(c)
+            i += 1
+            continue
+        if c == "[":
+            if pattern.startswith("[^", i) or pattern.startswith("[]", i):
+                return None
+            in_class = True
+        elif c == "(":
+            if pattern.startswith("(?", i) and not pattern.startswith("(?:", i):
+                return None  # look-around, inline flags, named groups, conditionals, comments
+            if pattern.startswith("(?:", i):
+                i += 3
+                continue
+        elif c == "{":
+            repeat = _REPEAT.match(pattern, i)
+            if repeat is None:
+                return None  # a literal brace or a fuzzy constraint: not understood
+            i = repeat.end()
+            continue
+        elif c == ".":
+            return None
+        elif c not in ")|^$?*+":
+            chars.add(c)
+        i += 1
+    if in_class:
+        return None
+    return chars | {ch.lower() for ch in chars} | {ch.upper() for ch in chars}
+
+
 def _last_separated(text: str, separators: tuple[str, ...], *, timeout: float) -> _Statement | None:
     """The statement after the last separator that has one (to the end of its line or the next
     separator), outside code fences."""
+    present = [sep for sep in separators if sep[0] in text]  # a one-character scan rules most out
     limit = len(text)
     while True:
-        best = max(((text.rfind(sep, 0, limit), sep) for sep in separators), key=lambda p: (p[0], len(p[1])))
-        start, separator = best
+        # the last separator; at one place the longer one (what max over (place, length) picks)
+        start, separator = -1, ""
+        for sep in present:
+            at = text.rfind(sep, 0, limit)
+            if at > start or (at == start >= 0 and len(sep) > len(separator)):
+                start, separator = at, sep
         if start < 0:
             return None
         begin = start + len(separator)
@@ -261,32 +508,39 @@ def _last_separated(text: str, separators: tuple[str, ...], *, timeout: float) -
         limit = start
 
 
+def _has_fence(text: str) -> bool:
+    """Whether ``text`` holds a fence opener (one-character scans first: several times faster)."""
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+
+
 def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
-    if "```" not in text and "~~~" not in text:
+    if not _has_fence(text):
         return False
     from normalize.rules._fences import find_fences
 
     return any(f.start <= pos < f.end for f in find_fences(text, timeout=timeout))
 
 
-def _box_matches(text: str) -> list[regex.Match[str]]:
+def _box_matches(scan: _Scan) -> list[regex.Match[str]]:
     """Every ``\\boxed``/``\\fbox`` outside code (a built-in literal pattern: no timeout needed)."""
-    if "\\boxed" not in text and "\\fbox" not in text:
+    text = scan.text
+    if "\\" not in text:  # a one-character scan; past it the box scan costs less than two substring tests
         return []
-    return _outside_code(text, list(compile_pattern(_BOX).finditer(text)))
+    return scan.outside_code(list(compile_pattern(_BOX).finditer(text)))
 
 
-def _boxes(text: str, *, timeout: float) -> list[_Statement]:
-    found = _box_matches(text)
+def _boxes(scan: _Scan, *, timeout: float) -> list[_Statement]:
+    text = scan.text
+    found = _box_matches(scan)
     if not found:
         return []
-    pairs = _brace_pairs(text)
+    closer = _closer(text, len(found))
     out: list[_Statement] = []
     reach = -1
     for box in found:
         if box.start() < reach:
             continue  # inside an earlier box
-        span = _box_span(text, box, pairs.get)
+        span = _box_span(text, box, closer)
         if span is None:
             continue
         content = text[span[0] : span[1]].strip()
@@ -296,9 +550,24 @@ def _boxes(text: str, *, timeout: float) -> list[_Statement]:
     return out
 
 
-def _unclosed_box(text: str, *, timeout: float) -> bool:
-    found = _box_matches(text)
-    return bool(found) and _box_span(text, found[-1], _brace_pairs(text).get) is None
+def _unclosed_box(scan: _Scan, *, timeout: float) -> bool:
+    text = scan.text
+    found = _box_matches(scan)
+    return bool(found) and _box_span(text, found[-1], _closer(text, 1)) is None
+
+
+#: Up to this many boxes, each box's brace is matched from the box on; past it, all braces at once.
+_FEW_BOXES: Final = 4
+
+
+def _closer(text: str, boxes: int) -> Callable[[int], int | None]:
+    """Where the ``}`` closing the box brace at a given place is: :func:`_closing_brace` reads
+    from that brace to its closer, the same pair :func:`_brace_pairs` gives (the brace follows
+    a box name or a space, never a backslash, so it is never escaped); for many boxes (some
+    may be unclosed, each read to the end) one pass over all braces."""
+    if boxes <= _FEW_BOXES:
+        return lambda at: _closing_brace(text, at)
+    return _brace_pairs(text).get
 
 
 def _box_groups(text: str, boxes: list[_Statement], *, timeout: float) -> list[list[_Statement]]:

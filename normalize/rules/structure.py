@@ -33,7 +33,7 @@ from referencing.jsonschema import DRAFT202012
 
 from normalize import status as st
 from normalize._deadline import TimeUp, call_within
-from normalize._json import JsonLimits, LimitExceeded, canonical_json, load_json, load_stated_json
+from normalize._json import JsonLimits, LimitExceeded, canonical_json, load_json, write_canonical
 from normalize._regex import compile_pattern, user_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
@@ -111,7 +111,7 @@ def parse_json(text: str, params: JsonLimits = _DEFAULT_LIMITS, *, timeout: floa
     ...
     normalize.errors.RejectText: no_answer: the output is empty
     """
-    return dump_json(load_stated_json(text, params, timeout=timeout))
+    return write_canonical(text, params, timeout=timeout)  # (the value is kept for the json parser)
 
 
 @rule("canonicalize_json", version=1, scope=_SCOPE)
@@ -237,10 +237,51 @@ def _may_quote_literal(text: str) -> bool:
     """
     if "\\u" in text:
         return True
+    if 'e"' not in text and 'l"' not in text:
+        return False  # every spelling ends so: two scans spare six
     for spelled in _QUOTED_SPELLINGS:  # loops, not any(...): this runs for every JSON row
         if spelled in text:
             return True
     return False
+
+
+#: Each literal alone, with what replaces it (``\b`` as the scan reads it: the ``regex`` module's).
+_LITERAL_WORDS: Final = tuple(
+    (word, json_word, compile_pattern(rf"\b{word}\b")) for word, json_word in _JSON_LITERAL.items()
+)
+
+
+def _replace_literals(text: str) -> str:
+    """``True``/``False``/``None`` outside strings → ``true``/``false``/``null``: the one-pass
+    scan of :data:`_PY_LITERAL` (strings skipped whole, a literal replaced where it stands).
+
+    Most JSON has no backslash and no single quote: then the scan's strings are simply the
+    text between the 1st and 2nd double quote, the 3rd and 4th, and so on (an odd last quote
+    opens none).  When none of them holds a literal's letters, no match of ``\bTrue\b`` (or
+    the others) lies in a string, and none straddles a quote (it is letters only), so
+    replacing every match in the whole text, one word at a time (the words never overlap and
+    stay letters), is the scan's result without a callback per string.
+
+    >>> _replace_literals('{"a": True, "b": [None, False], "c": "True or None"}')
+    '{"a": true, "b": [null, false], "c": "True or None"}'
+    """
+    if "True" not in text and "False" not in text and "None" not in text:
+        return text  # no literal to replace: the scan would give the text back
+    if "\\" not in text and "'" not in text:
+        pieces = text.split('"')
+        quotes = len(pieces) - 1
+        inside = "\n".join(pieces[1 : quotes - quotes % 2 : 2])  # every string's content
+        if "True" not in inside and "False" not in inside and "None" not in inside:
+            for word, json_word, pattern in _LITERAL_WORDS:
+                if word in text:
+                    text = pattern.sub(json_word, text)
+            return text
+
+    def replace(match: regex.Match[str]) -> str:
+        literal = match.group(1)
+        return _JSON_LITERAL[literal] if literal is not None else match.group(0)
+
+    return compile_pattern(_PY_LITERAL, regex.DOTALL).sub(replace, text)
 
 
 @rule("coerce_python_literals", version=1, scope=_SCOPE, params=CoerceLiteralsParams)
@@ -265,14 +306,7 @@ def coerce_python_literals(
     '{"ok": "True"}'
     """
 
-    def replace(match: regex.Match[str]) -> str:
-        literal = match.group(1)
-        return _JSON_LITERAL[literal] if literal is not None else match.group(0)
-
-    if "True" in text or "False" in text or "None" in text:
-        scanned = compile_pattern(_PY_LITERAL, regex.DOTALL).sub(replace, text)
-    else:
-        scanned = text  # no literal to replace: the scan would give the text back
+    scanned = _replace_literals(text)
     if not params.quoted or not _may_quote_literal(scanned):
         return scanned  # (no string value can spell a literal: _coerce_quoted would change nothing)
     try:

@@ -1,0 +1,146 @@
+"""The math chain's speed short-cuts give exactly what the general paths give (byte-identical).
+
+* the ``math`` parser's plain-number reader (:func:`normalize._mathvalue._read_plain`) against
+  the general reader (:func:`normalize._mathvalue._read_general`) on generated number-like texts;
+* ``extract_math_answer`` against a copy of its previous algorithm (tests/_oracles/math.py) on
+  generated solutions: several boxes, nested braces, ``####`` twice, markers of several tiers,
+  fences, Chinese markers, a final-answer sentence after a box, contradictory answers.
+"""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as hs
+
+from normalize import _mathvalue as mv
+from normalize import load_pack
+from normalize._literals import fold
+from normalize.errors import RejectText
+from normalize.parsers import _math
+from normalize.rules import extract_math
+from tests._oracles import math as oracle
+
+# pieces of plain numbers and of what is close to them but is not one (decimal commas,
+# ungrouped commas, leading zeros, zero denominators, units, spaces, signs, percent)
+_NUMBER_PIECES = (
+    "0", "1", "7", "9", "00", "12", "123", "999", "1000", "4000", ",", ",000", ",123", ",12", ".", ".5",
+    "-", "+", "\u2212", "$", "$$", "\\$", " ", "%", "\\%", "e3", "E", "x", "\\frac", "\\dfrac", "\\tfrac",
+    "\\cfrac", "{", "}", "}{", "{0}", "\\!", "\\,", "^\\circ", " cm", "(", ")", "/", "1/2", "。",
+)
+_NUMBER_LIKE = hs.lists(hs.sampled_from(_NUMBER_PIECES), max_size=12).map("".join)
+_SHAPED = hs.builds(
+    lambda dollar, sign, body, end: f"{dollar}{sign}{body}{end}",
+    hs.sampled_from(["", "$", "$$"]),
+    hs.sampled_from(["", "-", "+"]),
+    hs.one_of(
+        hs.integers(0, 10**40).map(str),
+        hs.integers(0, 10**12).map(lambda n: f"{n:,}"),
+        hs.tuples(hs.integers(0, 10**9), hs.integers(0, 10**9)).map(lambda p: f"{p[0]}.{p[1]}"),
+        hs.tuples(hs.integers(0, 10**9), hs.integers(0, 9)).map(lambda p: f"\\frac{{{p[0]}}}{{{p[1]}}}"),
+    ),
+    hs.sampled_from(["", ".", "$", "$.", ".$", " ", "$$"]),
+)
+
+
+def _general(s: str) -> mv.MathValue | str:
+    try:
+        return mv._read_general(s, 2.0)
+    except mv.NotMath as exc:
+        return f"NotMath({exc.status}): {exc.reason}"
+
+
+@given(hs.one_of(_NUMBER_LIKE, _SHAPED))
+@settings(max_examples=3000, deadline=None)
+@example("0,123")
+@example("1234,567")
+@example("-0")
+@example("\\frac{1}{0}")
+@example("$61,260.")
+@example("007")
+def test_plain_number_reader_equals_the_general_reader(s: str) -> None:
+    fast = mv._read_plain(s)
+    if fast is not None:  # the fast path answers only what the general path answers the same
+        assert fast == _general(s), s
+        assert fast.canonical == mv._read(s, 2.0).canonical
+
+
+# --------------------------------------------------------------------------- extract_math_answer
+
+# markers of every tier (cased variants, İ/ſ/K, inside words, across lines), separators, boxes
+# (nested, side by side, unclosed, \fbox, the space form), fences, sentence ends, prose, CJK
+_MATH_PIECES = (
+    "final answer is", "Final Answer:", "FINAL ANSWER", "**Final Answer:**", "**final answer**", "## Final Answer\n",
+    "fİnal answer:", "final\nanswer is", "finally", "answering", "the answer is", "The answer is ", "Answer: ",
+    "**Answer:**", "answer would be", "correct option is", "best choice is", "therefore", "Therefore, ", "thus",
+    "hence", "in conclusion,", "reanswer:", "answers", "anſwer:", "最终答案是", "最终答案：", "**最终答案**",
+    "答案是", "答案：", "正确选项是", "故选", "因此", "所以，", "综上所述，", "####", "#### ", "最终输出:", "最终输出：",
+    "\\boxed{", "\\boxed{3}", "\\boxed{5}", "\\boxed{\\frac{1}{2}}", "\\boxed{-4}", "\\boxed 7", "\\fbox{8}", "{", "}",
+    "\\{", "\\}", ", ", " and ", " or ", "\\quad", "either ", "possibly ", "$", "$12$", "\\(", "\\)", "```", "```python\n",
+    "~~~", "`", "<|im_end|>", "<|eot_id|>", " ", "  ", "\n", "\n\n", ".", ". ", "。", "!", "?", ":", "：", ",", "，",
+    "*", "**", "_", "#", "42", "7", "3.5", "1,000", "x = 2", "We compute", " so the result is", "合理", "计算",
+    "K", "ſ", "İ", "=", "-", "\\", "\t", "answer = ", "answer $", "step 1.", "Step 1:", "final answer =",
+)
+_MATH_TEXTS = hs.lists(hs.sampled_from(_MATH_PIECES), max_size=30).map("".join)
+# long prose before the statement, as real solutions have (the tail of the text decides most rows)
+_PROSE = hs.lists(hs.sampled_from(("the model checks each step again and the final result holds. ",
+                                   "我们先分析题目条件，然后逐步计算。", "answering twice.\n", "x = 3.\n", "so 4 + 5 = 9. ")),
+                  min_size=0, max_size=40).map("".join)
+_LONG_MATH_TEXTS = hs.tuples(_PROSE, _MATH_TEXTS, _PROSE, _MATH_TEXTS).map("".join)
+
+
+def _outcome(fn: object, text: str, params: object) -> tuple[object, ...]:
+    try:
+        got = fn(text, params, timeout=5.0)  # type: ignore[operator]
+    except RejectText as exc:
+        return ("rejected", exc.status, exc.reason)
+    return ("ok", str(got), dict(getattr(got, "notes", {})))
+
+
+_MATH_PARAMS = extract_math.resolve_math_markers(extract_math.MathAnswerParams(), load_pack().resources)
+_MATH_PARAMS_ONE_FINAL = extract_math.MathAnswerParams.model_validate({**_MATH_PARAMS.model_dump(), "final_tiers": 1})
+# markers that hold would-be cut characters (=, $, digits, .): those may never cut the text
+_MATH_PARAMS_STOPS = extract_math.MathAnswerParams(
+    tiers=((r"final\s+answer\s*=", r"answer\s*\$", "答案是"), (r"step\s+1\s*[.:]", r"the answer is"), ("therefore", "因此"))
+)
+_ALL_PARAMS = (_MATH_PARAMS, _MATH_PARAMS_ONE_FINAL, _MATH_PARAMS_STOPS)
+
+
+@given(hs.one_of(_MATH_TEXTS, _LONG_MATH_TEXTS))
+@settings(max_examples=3000, deadline=None)
+@example("The answer is 5.\n#### 6")
+@example("So \\boxed{3}. Final Answer: The final answer is 5. I hope it is correct.")
+@example("#### 18\n#### 18\n\\boxed{18}")
+@example("Therefore, \\boxed{3}, \\boxed{5}.")
+@example("答案是 5。\n因此答案是 5")
+@example("```\nfinal answer: 3\n```\nthe answer is 4")
+def test_extract_math_answer_equals_the_oracle(text: str) -> None:
+    for params in _ALL_PARAMS:
+        assert _outcome(extract_math.extract_math_answer, text, params) == _outcome(oracle.extract_math_answer, text, params)
+
+
+@given(_MATH_TEXTS, hs.integers(0, 60), hs.sampled_from([0, 8, 64]))
+@settings(max_examples=3000, deadline=None)
+@example("答案是 5。\n因此答案是 6", 4, 64)
+@example("the answer is\n5. #### 5", 6, 0)
+@example("ab.## Final Answer\n5", 18, 0)  # the cut at "." keeps "." (else ^ would hold after it)
+@example("ab.## Final Answer\n5", 18, 64)
+def test_extract_math_answer_cut_anywhere_equals_the_oracle(text: str, window: int, short_tail: int) -> None:
+    """The last-lines-first scan, with the cut moved into short texts (any place a stop may
+    fall), the tail read by the alternation or by marker_matches."""
+    saved = extract_math._WINDOW, extract_math._WINDOW_MIN, extract_math._SHORT_TAIL
+    extract_math._WINDOW, extract_math._WINDOW_MIN, extract_math._SHORT_TAIL = window, 0, short_tail  # type: ignore[misc]
+    try:
+        for params in _ALL_PARAMS:
+            got = _outcome(extract_math.extract_math_answer, text, params)
+            assert got == _outcome(oracle.extract_math_answer, text, params)
+    finally:
+        extract_math._WINDOW, extract_math._WINDOW_MIN, extract_math._SHORT_TAIL = saved  # type: ignore[misc]
+
+
+@given(hs.text(alphabet=hs.sampled_from("orpsiblymaehOPSİıſK 1$é,")))
+@settings(max_examples=1000)
+def test_hedge_screen_folds_ascii_by_lower(text: str) -> None:
+    """The parser's hedge screen lower-cases ASCII text instead of folding it: the same words."""
+    folded = fold(text)
+    expected = "or" in folded or "possibly" in folded or "maybe" in folded or "perhaps" in folded
+    assert _math._may_hedge(text) == expected
