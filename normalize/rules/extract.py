@@ -564,8 +564,9 @@ def _prechecks(literal: str) -> tuple[str, ...]:
 
 
 def _stops_often(char: str) -> bool:
+    """Whether a two-byte character's low byte is an ASCII letter or digit or a CJK high byte."""
     low = ord(char) & 0xFF
-    return 0xFF < ord(char) < 0x10000 and (chr(low).isascii() and chr(low).isalnum() or 0x4E <= low <= 0x9F)
+    return 0xFF < ord(char) < 0x10000 and ((chr(low).isascii() and chr(low).isalnum()) or 0x4E <= low <= 0x9F)
 
 
 @lru_cache(maxsize=64)
