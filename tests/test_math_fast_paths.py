@@ -118,23 +118,22 @@ def test_extract_math_answer_equals_the_oracle(text: str) -> None:
         assert _outcome(extract_math.extract_math_answer, text, params) == _outcome(oracle.extract_math_answer, text, params)
 
 
-@given(_MATH_TEXTS, hs.integers(0, 60), hs.sampled_from([0, 8, 64]))
+@given(_MATH_TEXTS, hs.integers(0, 60))
 @settings(max_examples=3000, deadline=None)
-@example("答案是 5。\n因此答案是 6", 4, 64)
-@example("the answer is\n5. #### 5", 6, 0)
-@example("ab.## Final Answer\n5", 18, 0)  # the cut at "." keeps "." (else ^ would hold after it)
-@example("ab.## Final Answer\n5", 18, 64)
-def test_extract_math_answer_cut_anywhere_equals_the_oracle(text: str, window: int, short_tail: int) -> None:
+@example("答案是 5。\n因此答案是 6", 4)
+@example("the answer is\n5. #### 5", 6)
+@example("ab.## Final Answer\n5", 18)  # the cut at "." keeps "." (else ^ would hold after it)
+def test_extract_math_answer_cut_anywhere_equals_the_oracle(text: str, window: int) -> None:
     """The last-lines-first scan, with the cut moved into short texts (any place a stop may
-    fall), the tail read by the alternation or by marker_matches."""
-    saved = extract_math._WINDOW, extract_math._WINDOW_MIN, extract_math._SHORT_TAIL
-    extract_math._WINDOW, extract_math._WINDOW_MIN, extract_math._SHORT_TAIL = window, 0, short_tail  # type: ignore[misc]
+    fall): the tail's matches from the cut on, the head's on the text up to it."""
+    saved = extract_math._WINDOW, extract_math._WINDOW_MIN
+    extract_math._WINDOW, extract_math._WINDOW_MIN = window, 0  # type: ignore[misc]
     try:
         for params in _ALL_PARAMS:
             got = _outcome(extract_math.extract_math_answer, text, params)
             assert got == _outcome(oracle.extract_math_answer, text, params)
     finally:
-        extract_math._WINDOW, extract_math._WINDOW_MIN, extract_math._SHORT_TAIL = saved  # type: ignore[misc]
+        extract_math._WINDOW, extract_math._WINDOW_MIN = saved  # type: ignore[misc]
 
 
 @given(hs.text(alphabet=hs.sampled_from("orpsiblymaehOPSİıſK 1$é,")))
