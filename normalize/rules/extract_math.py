@@ -260,19 +260,18 @@ class _Scan:
         return self._projected
 
 
-    def live(self, plans: tuple[_Plan, ...] | list[_Plan], end: int) -> list[_Plan]:
-        """The plans whose screen passes on ``text[:end]``: each literal is looked for once a
-        text (its first place; it occurs in ``text[:end]`` when that place leaves room for it
-        before ``end``), shared by every tier.  What ``marker_matches`` keeps of a tier."""
+    def live(self, tier: _Tier, end: int) -> list[_Plan]:
+        """The tier's plans whose screen passes on ``text[:end]``: each literal is looked for
+        once a text (its first place; it occurs in ``text[:end]`` when that place leaves room
+        for it before ``end``), shared by every tier.  What ``marker_matches`` keeps of a tier."""
         seen = self.seen
         out = []
-        for plan in plans:
-            screen = plan.text_screen
+        for plan, screen in tier.screens:
             if screen is None:
                 out.append(plan)
                 continue
             for branch in screen:
-                for literal, kind, probe in branch:
+                for literal, kind, probe, length in branch:
                     at = seen.get(literal)
                     if at is None:  # what _occurs looks for, with its first place
                         if kind == _IN_PROJECTED:
@@ -283,7 +282,7 @@ class _Scan:
                             found = probe.search(self.text)
                             at = -1 if found is None else found.start()
                         seen[literal] = at
-                    if at < 0 or at + len(literal) > end:
+                    if at < 0 or at + length > end:
                         break
                 else:
                     out.append(plan)  # every literal of this alternative occurs: it may match
@@ -306,6 +305,42 @@ class _Scan:
         return _outside_code(self.text, matches) if self._fenced else matches
 
 
+class _Tier(NamedTuple):
+    """What :func:`_last_statement` needs of a tier, derived once."""
+
+    plans: tuple[_Plan, ...]
+    tangled: bool  # inline flags or group references: scanned as one alternation
+    stops: _Stops | None
+    keys: tuple[tuple[str, ...], ...]  # _key_branches
+    # each plan beside its screen (None: none) as (literal, kind, probe, length) alternatives
+    screens: tuple[tuple[_Plan, tuple[tuple[tuple[str, int, Any, int], ...], ...] | None], ...]
+
+
+@lru_cache(maxsize=256)
+def _tier(tier: tuple[str, ...]) -> _Tier:
+    plans, tangled = _tier_plans(tier)
+    screens = tuple(
+        (plan, None if plan.text_screen is None else tuple(_lean(branch) for branch in plan.text_screen))
+        for plan in plans
+    )
+    return _Tier(plans, tangled, _window_stops(tier), _key_branches(tier), screens)
+
+
+def _lean(branch: tuple[tuple[str, int, Any], ...]) -> tuple[tuple[str, int, Any, int], ...]:
+    """A screen alternative without the one-character pre-checks that cost more than the
+    literal they come from (a CJK character whose low byte is an ASCII lower-case letter: the
+    character scan of a 16-bit text stops at every such letter; ``正`` is U+6B63, ``c``).  A
+    character of a literal of the alternative occurs wherever the literal does: the
+    alternative holds exactly when it did."""
+    kept = []
+    for literal, kind, probe in branch:
+        implied = len(literal) == 1 and any(len(other) > 1 and literal in other for other, _, _ in branch)
+        if implied and ord(literal) > 0xFF and 0x61 <= ord(literal) & 0xFF <= 0x7A:
+            continue
+        kept.append((literal, kind, probe, len(literal)))
+    return tuple(kept)
+
+
 @lru_cache(maxsize=256)
 def _key_branches(tier: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     r"""The screens' alternatives of all of ``tier``'s patterns, folded literals, without those
@@ -325,9 +360,10 @@ def _key_branches(tier: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     return tuple(b for b in keys if not any(set(o) < set(b) for o in keys))
 
 
-def _may_match_tail(tier: tuple[str, ...], folded_tail: str) -> bool:
-    """Whether some pattern of ``tier`` may match in the folded ``folded_tail``."""
-    for branch in _key_branches(tier):
+def _may_match_tail(keys: tuple[tuple[str, ...], ...], folded_tail: str) -> bool:
+    """Whether some pattern of a tier (``keys``: its :func:`_key_branches`) may match in the
+    folded ``folded_tail``."""
+    for branch in keys:
         for literal in branch:
             if literal not in folded_tail:
                 break
@@ -350,30 +386,29 @@ def _last_statement(
     match counts.  Otherwise the rest, ``text[: i + 1]``, holds exactly the earlier matches.
     """
     text = scan.text
-    plans, tangled = _tier_plans(tier)
-    if tangled:  # patterns that reach each other: one alternation over the whole text
+    info = _tier(tier)
+    if info.tangled:  # patterns that reach each other: one alternation over the whole text
         everywhere = marker_matches(tier, text, scan.whole(), timeout=timeout)
         return _stated(scan, everywhere, separators, final=final, timeout=timeout)
-    stops = _window_stops(tier)
-    if stops is not None and len(text) > _WINDOW_MIN:
-        at = _cut(scan, stops)
+    if info.stops is not None and len(text) > _WINDOW_MIN:
+        at = _cut(scan, info.stops)
         if at is not None:
             tail: list[regex.Match[str]] | None = []
-            if _may_match_tail(tier, scan.folded_tail(at)):  # a few short scans: mostly no marker there
+            if _may_match_tail(info.keys, scan.folded_tail(at)):  # a few short scans: mostly no marker there
                 tail = list(_alternation(tier).finditer(text, at, timeout=timeout))
                 if not all(m.end() > m.start() for m in tail):
                     tail = None
             if tail is not None:
-                found = _stated(scan, tail, separators, final=final, timeout=timeout)
+                found = _stated(scan, tail, separators, final=final, timeout=timeout) if tail else None
                 if found is not None:
                     return found
-                head_live = scan.live(plans, at + 1)
+                head_live = scan.live(info, at + 1)
                 if not head_live:
                     return None
                 head = _plan_matches(scan, head_live, at + 1, timeout)
                 if head is not None:
                     return _stated(scan, head, separators, final=final, timeout=timeout)
-    live = scan.live(plans, len(text))
+    live = scan.live(info, len(text))
     if not live:
         return None  # no pattern of the tier can match: marker_matches gives nothing
     matches = _plan_matches(scan, live, len(text), timeout)
