@@ -122,10 +122,14 @@ _SPECIAL_TOKEN: Final = r"<\|[A-Za-z_]{2,30}\|>"
 _TRUNCATED_TAIL: Final = r"[A-Za-z\p{Han},;:(\[{=+\-*/^_\\]\s*$"
 #: What _cut_sentence reads: math delimiters and sentence ends.
 _SENTENCE_TOKEN: Final = compile_pattern(r"\$|\\\(|\\\)|\\\[|\\\]|" + _SENTENCE_END)
+#: What every token of _SENTENCE_TOKEN starts with (stdlib: a plain scan of a short span).
+_SENTENCE_TOKEN_START: Final = re.compile(r"[$.!?\n\u3002\uff01\uff1f]|\\[()\[\]]")
 
 
 def _cut_sentence(text: str, begin: int, end: int) -> int:
     """Where the sentence starting at ``begin`` ends (math inside ``$…$`` never ends it)."""
+    if _SENTENCE_TOKEN_START.search(text, begin, end) is None:
+        return end  # nothing a token of _SENTENCE_TOKEN starts with: one stdlib scan of the span
     pos = begin
     in_math = False
     seen_content = False
