@@ -31,19 +31,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import regex
 from pydantic import Field, field_validator
 
 from normalize import status as st
-from normalize._literals import entangled, fold, may_match, required_literals
+from normalize._literals import entangled, fold, project
 from normalize._numbers import to_fraction
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, Params, StrTiers, StrTuple, rule
 from normalize.rules.extract import (
     _BOX,
+    _IN_PROJECTED,
+    _IN_TEXT,
     AnswerMarkerParams,
     _alternation,
     _answer_span,
@@ -51,6 +53,8 @@ from normalize.rules.extract import (
     _brace_pairs,
     _closing_brace,
     _outside_code,
+    _Plan,
+    _tier_plans,
     marker_matches,
     resolve_answer_markers,
 )
@@ -97,8 +101,7 @@ def resolve_math_markers(params: MathAnswerParams, resources: Mapping[str, Any])
 _DEFAULT: Final = MathAnswerParams()
 
 
-@dataclass(frozen=True)
-class _Statement:
+class _Statement(NamedTuple):  # a tuple: built several times a row, several times cheaper than a frozen dataclass
     start: int
     end: int
     value: str  # the text that states the value
@@ -117,15 +120,20 @@ _LIST_JOIN: Final = (
 #: Chat-template tokens (``<|im_start|>``, ``<|eot_id|>``): what follows is not this answer.
 _SPECIAL_TOKEN: Final = r"<\|[A-Za-z_]{2,30}\|>"
 _TRUNCATED_TAIL: Final = r"[A-Za-z\p{Han},;:(\[{=+\-*/^_\\]\s*$"
+#: What _cut_sentence reads: math delimiters and sentence ends.
+_SENTENCE_TOKEN: Final = compile_pattern(r"\$|\\\(|\\\)|\\\[|\\\]|" + _SENTENCE_END)
+#: What every token of _SENTENCE_TOKEN starts with (stdlib: a plain scan of a short span).
+_SENTENCE_TOKEN_START: Final = re.compile(r"[$.!?\n\u3002\uff01\uff1f]|\\[()\[\]]")
 
 
-def _cut_sentence(text: str, begin: int, end: int, *, timeout: float) -> int:
+def _cut_sentence(text: str, begin: int, end: int) -> int:
     """Where the sentence starting at ``begin`` ends (math inside ``$…$`` never ends it)."""
+    if _SENTENCE_TOKEN_START.search(text, begin, end) is None:
+        return end  # nothing a token of _SENTENCE_TOKEN starts with: one stdlib scan of the span
     pos = begin
     in_math = False
-    pattern = compile_pattern(r"\$|\\\(|\\\)|\\\[|\\\]|" + _SENTENCE_END)
     seen_content = False
-    for m in pattern.finditer(text, begin, end, timeout=timeout):
+    for m in _SENTENCE_TOKEN.finditer(text, begin, end):  # built in, linear: no per-call timeout
         token = m.group(0)
         if token == "$" or token in ("\\(", "\\["):
             in_math = not in_math if token == "$" else True
@@ -227,17 +235,20 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
 
 
 class _Scan:
-    """What several steps read of one text, computed once and only when needed: :func:`fold`
-    of it (of only its last characters when only they are scanned: fold maps each character
-    to one character, so a part of the folded text is the folded part), and whether it has a
-    code fence (without one, nothing is inside code: what ``_outside_code`` finds)."""
+    """What several steps read of one text, computed once and only when needed: its
+    :func:`project`-ion (one byte a character, folded as far as ASCII literals need), where
+    each screened marker literal first occurs (shared by every tier), :func:`fold` of it (only
+    on the general path), and whether it has a code fence (without one, nothing is inside
+    code: what ``_outside_code`` finds)."""
 
-    __slots__ = ("_fenced", "_folded", "_tails", "cuts", "text")
+    __slots__ = ("_fenced", "_folded", "_projected", "_tails", "cuts", "seen", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.cuts: dict[str, int | None] = {}  # _cut, by the stops it cuts at
+        self.seen: dict[str, int] = {}  # folded literal → where it first occurs, or -1
         self._folded: str | None = None
+        self._projected: bytes | None = None
         self._tails: dict[int, str] = {}
         self._fenced: bool | None = None
 
@@ -246,14 +257,44 @@ class _Scan:
             self._folded = fold(self.text)
         return self._folded
 
-    def head(self, end: int) -> str:
-        """``fold(text)[:end]``."""
-        return self.whole()[:end]
+    def projected(self) -> bytes:
+        """``project(text)``."""
+        if self._projected is None:
+            self._projected = project(self.text)
+        return self._projected
 
-    def tail(self, start: int) -> str:
-        """``fold(text)[start:]``."""
-        if self._folded is not None:
-            return self._folded[start:]
+
+    def live(self, tier: _Tier, end: int) -> list[_Plan]:
+        """The tier's plans whose screen passes on ``text[:end]``: each literal is looked for
+        once a text (its first place; it occurs in ``text[:end]`` when that place leaves room
+        for it before ``end``), shared by every tier.  What ``marker_matches`` keeps of a tier."""
+        seen = self.seen
+        out = []
+        for plan, screen in tier.screens:
+            if screen is None:
+                out.append(plan)
+                continue
+            for branch in screen:
+                for literal, kind, probe, length in branch:
+                    at = seen.get(literal)
+                    if at is None:  # what _occurs looks for, with its first place
+                        if kind == _IN_PROJECTED:
+                            at = self.projected().find(probe)
+                        elif kind == _IN_TEXT:
+                            at = self.text.find(probe)
+                        else:
+                            found = probe.search(self.text)
+                            at = -1 if found is None else found.start()
+                        seen[literal] = at
+                    if at < 0 or at + length > end:
+                        break
+                else:
+                    out.append(plan)  # every literal of this alternative occurs: it may match
+                    break
+        return out
+
+    def folded_tail(self, start: int) -> str:
+        """``fold(text[start:])``, once for each place the tiers cut at."""
         folded = self._tails.get(start)
         if folded is None:
             folded = self._tails[start] = fold(self.text[start:])
@@ -268,31 +309,252 @@ class _Scan:
         return _outside_code(self.text, matches) if self._fenced else matches
 
 
+class _Tier(NamedTuple):
+    """What :func:`_last_statement` needs of a tier, derived once."""
+
+    plans: tuple[_Plan, ...]
+    tangled: bool  # inline flags or group references: scanned as one alternation
+    stops: _Stops | None
+    keys: tuple[tuple[str, ...], ...]  # _key_branches
+    # each plan beside its screen (None: none) as (literal, kind, probe, length) alternatives
+    screens: tuple[tuple[_Plan, tuple[tuple[tuple[str, int, Any, int], ...], ...] | None], ...]
+
+
+@lru_cache(maxsize=256)
+def _tier(tier: tuple[str, ...]) -> _Tier:
+    plans, tangled = _tier_plans(tier)
+    screens = tuple(
+        (plan, None if plan.text_screen is None else tuple(_lean(branch) for branch in plan.text_screen))
+        for plan in plans
+    )
+    return _Tier(plans, tangled, _window_stops(tier), _key_branches(tier), screens)
+
+
+def _lean(branch: tuple[tuple[str, int, Any], ...]) -> tuple[tuple[str, int, Any, int], ...]:
+    """A screen alternative without the one-character pre-checks that cost more than the
+    literal they come from (a CJK character whose low byte is an ASCII lower-case letter: the
+    character scan of a 16-bit text stops at every such letter; ``正`` is U+6B63, ``c``).  A
+    character of a literal of the alternative occurs wherever the literal does: the
+    alternative holds exactly when it did."""
+    kept = []
+    for literal, kind, probe in branch:
+        implied = len(literal) == 1 and any(len(other) > 1 and literal in other for other, _, _ in branch)
+        if implied and ord(literal) > 0xFF and 0x61 <= ord(literal) & 0xFF <= 0x7A:
+            continue
+        kept.append((literal, kind, probe, len(literal)))
+    return tuple(kept)
+
+
+@lru_cache(maxsize=256)
+def _key_branches(tier: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    r"""The screens' alternatives of all of ``tier``'s patterns, folded literals, without those
+    that hold another one (where they hold, it does): some pattern of the tier may match in a
+    text only if one of these holds there.  A pattern without a screen gives ``()``: always.
+
+    >>> _key_branches((r"final\s+answer", r"\*\*\s*final\s+answer\s*\*\*", "最终答案"))
+    (('final', 'answer'), ('最', '终', '答', '案', '最终答案'))
+    """
+    plans, _ = _tier_plans(tier)
+    branches: list[tuple[str, ...]] = []
+    for plan in plans:
+        if plan.text_screen is None:
+            return ((),)
+        branches.extend(tuple(literal for literal, _, _ in branch) for branch in plan.text_screen)
+    keys = list(dict.fromkeys(branches))
+    return tuple(b for b in keys if not any(set(o) < set(b) for o in keys))
+
+
+def _may_match_tail(keys: tuple[tuple[str, ...], ...], folded_tail: str) -> bool:
+    """Whether some pattern of a tier (``keys``: its :func:`_key_branches`) may match in the
+    folded ``folded_tail``."""
+    for branch in keys:
+        for literal in branch:
+            if literal not in folded_tail:
+                break
+        else:
+            return True
+    return False
+
+
 def _last_statement(
     scan: _Scan, tier: tuple[str, ...], separators: tuple[str, ...], *, final: bool, timeout: float
 ) -> _Statement | None:
     """The statement of the last match of ``tier`` (a ``marker_matches`` match outside code)
     that has something after it, or ``None``.
 
+    Only the tier's patterns whose screen passes on the part scanned are looked for (a
+    pattern that cannot match there changes nothing in the alternation; none: no match).
     The last lines are read first when that provably decides (see :func:`_window_stops`): the
     matches of the tier after ``text[i]``, a character no match can contain, are the matches
     of the whole text that start after it; when one of them states something, no earlier
     match counts.  Otherwise the rest, ``text[: i + 1]``, holds exactly the earlier matches.
     """
     text = scan.text
-    stops = _window_stops(tier)
-    if stops is not None and len(text) > _WINDOW_MIN:
-        at = _cut(scan, stops)
-        tail = _tail_matches(scan, tier, stops, at, timeout=timeout) if at is not None else None
-        if at is not None and tail is not None:
-            found = _stated(scan, tail, separators, final=final, timeout=timeout)
-            if found is not None:
-                return found
-            head = marker_matches(tier, text[: at + 1], scan.head(at + 1), timeout=timeout)
-            if all(m.end() > m.start() for m in head):
-                return _stated(scan, head, separators, final=final, timeout=timeout)
-    matches = marker_matches(tier, text, scan.whole(), timeout=timeout)
+    info = _tier(tier)
+    if info.tangled:  # patterns that reach each other: one alternation over the whole text
+        everywhere = marker_matches(tier, text, scan.whole(), timeout=timeout)
+        return _stated(scan, everywhere, separators, final=final, timeout=timeout)
+    if info.stops is not None and len(text) > _WINDOW_MIN:
+        at = _cut(scan, info.stops)
+        if at is not None:
+            tail: list[regex.Match[str]] | None = []
+            if _may_match_tail(info.keys, scan.folded_tail(at)):  # a few short scans: mostly no marker there
+                tail = list(_alternation(tier).finditer(text, at, timeout=timeout))
+                if not all(m.end() > m.start() for m in tail):
+                    tail = None
+            if tail is not None:
+                found = _stated(scan, tail, separators, final=final, timeout=timeout) if tail else None
+                if found is not None:
+                    return found
+                head_live = scan.live(info, at + 1)
+                if not head_live:
+                    return None
+                head = _plan_matches(scan, head_live, at + 1, timeout)
+                if head is not None:
+                    return _stated(scan, head, separators, final=final, timeout=timeout)
+    live = scan.live(info, len(text))
+    if not live:
+        return None  # no pattern of the tier can match: marker_matches gives nothing
+    matches = _plan_matches(scan, live, len(text), timeout)
+    if matches is None:  # an empty match: finditer's own stepping
+        return _stated(scan, marker_matches(tier, text, scan.whole(), timeout=timeout), separators, final=final, timeout=timeout)
     return _stated(scan, matches, separators, final=final, timeout=timeout)
+
+
+def _next_match(
+    compiled: regex.Pattern[str],
+    locator: re.Pattern[Any] | None,
+    anchors: tuple[bytes, ...] | None,
+    text: str,
+    haystack: Any,
+    pos: int,
+    end: int,
+    timeout: float,
+) -> regex.Match[str] | None:
+    """The leftmost match of ``compiled`` in ``text[:end]`` at ``pos`` or later (what
+    ``search`` gives), tried only where ``locator`` hits or one of ``anchors`` occurs in
+    ``haystack`` (the text projected, or itself, position for position); after a few misses,
+    one scan.  ``end`` is an ``endpos``: the text is read as if it ended there."""
+    if locator is not None:
+        for _ in range(_MAX_TRIES):
+            hit = locator.search(haystack, pos, end)
+            if hit is None:
+                return None
+            at = hit.start()
+            match = compiled.match(text, at, end, timeout=timeout)
+            if match is not None:
+                return match
+            pos = at + 1
+        return compiled.search(text, pos, end, timeout=timeout)
+    if anchors is None:
+        return compiled.search(text, pos, end, timeout=timeout)
+    for _ in range(_MAX_TRIES):
+        places = [at for at in (haystack.find(literal, pos, end) for literal in anchors) if at >= 0]
+        if not places:
+            return None
+        at = min(places)  # no match can start before it
+        match = compiled.match(text, at, end, timeout=timeout)
+        if match is not None:
+            return match
+        pos = at + 1
+    return compiled.search(text, pos, end, timeout=timeout)
+
+
+#: Past this many locator hits without a match, one scan.
+_MAX_TRIES: Final = 8
+
+
+def _plan_matches(
+    scan: _Scan, plans: list[_Plan], end: int, timeout: float
+) -> list[regex.Match[str]] | None:
+    """The matches of the guarded alternation of ``plans`` in ``text[:end]`` (read as if the
+    text ended there: ``endpos``), as its ``finditer`` gives them; ``None`` when one is empty.
+
+    Each pattern is looked for on its own, only where its locator hits (over the projection,
+    or over the text when it has no ASCII letter), from the first place of its leading literal
+    on (a hit starts with it); the leftmost next match wins, on a tie the first pattern in
+    order (what the alternation tries first): as ``marker_matches`` merges them.
+    """
+    text, projected, seen = scan.text, scan.projected(), scan.seen
+    floors = _joint_floors(plans, projected, end, seen) if len(plans) > 1 else {}
+    finders: list[tuple[regex.Pattern[str], re.Pattern[Any] | None, tuple[bytes, ...] | None, Any, int]] = []
+    for plan in plans:
+        start = 0
+        if plan.start_key is not None:
+            start = floors.get(plan.pattern, seen.get(plan.start_key, 0))
+            if start < 0:
+                continue  # every locator hit starts with it: no hit
+        if plan.projected_locator is not None:
+            finders.append((plan.compiled, plan.projected_locator, None, projected, start))
+        elif plan.raw_locator is not None:
+            finders.append((plan.compiled, plan.raw_locator, None, text, start))
+        else:
+            finders.append((plan.compiled, None, plan.projected_anchors, projected, 0))
+    found: list[regex.Match[str]] = []
+    if len(finders) == 1:
+        compiled, locator, anchors, haystack, at = finders[0]
+        while True:
+            match = _next_match(compiled, locator, anchors, text, haystack, at, end, timeout)
+            if match is None:
+                return found
+            at = match.end()
+            if at == match.start():
+                return None
+            found.append(match)
+    upcoming = [_next_match(c, loc, anc, text, hay, at, end, timeout) for c, loc, anc, hay, at in finders]
+    pos = 0
+    while True:
+        best: regex.Match[str] | None = None
+        for index, match in enumerate(upcoming):
+            if match is not None and match.start() < pos:  # overtaken: search on from pos
+                compiled, locator, anchors, haystack, at = finders[index]
+                match = _next_match(compiled, locator, anchors, text, haystack, max(pos, at), end, timeout)
+                upcoming[index] = match
+            if match is not None and (best is None or match.start() < best.start()):
+                best = match  # on a tie the earlier pattern, as the alternation tries it first
+        if best is None:
+            return found
+        if best.end() == best.start():
+            return None
+        found.append(best)
+        pos = best.end()
+
+
+def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str, int]) -> dict[str, int]:
+    """For patterns whose projected locators start with the same leading literal (``answer\\s+
+    (?:is|…)`` and ``answer\\s*[:：]``), where the first hit of any of them is (``-1``: none),
+    by pattern: one scan of their joint locator (the literal, then either rest) instead of one
+    scan each, which a text without their markers needs whole."""
+    groups: dict[str, list[_Plan]] = {}
+    for plan in plans:
+        if plan.projected_locator is not None and plan.start_key is not None:
+            groups.setdefault(plan.start_key, []).append(plan)
+    floors: dict[str, int] = {}
+    for key, group in groups.items():
+        if len(group) < 2:
+            continue
+        joint = _joint_locator(key, tuple(plan.projected_locator.pattern for plan in group if plan.projected_locator))
+        if joint is None:
+            continue
+        hit = joint.search(projected, max(0, seen.get(key, 0)), end)
+        for plan in group:
+            floors[plan.pattern] = -1 if hit is None else hit.start()
+    return floors
+
+
+@lru_cache(maxsize=256)
+def _joint_locator(key: str, sources: tuple[bytes, ...]) -> re.Pattern[bytes] | None:
+    r"""One locator whose hits are the hits of all of ``sources`` (each starting with the
+    literal ``key``, as rendered over the projection): ``key(?:rest|rest…)``; ``None`` when a
+    source does not start so.  Linear as they are: at each hit of the literal, each rest in turn.
+
+    >>> _joint_locator("answer", (rb"answer\s", rb"answer\s*:")).pattern
+    b'answer(?:\\s|\\s*:)'
+    """
+    prefix = "".join(re.escape(c if c.isascii() else "?") for c in key).encode("ascii")
+    if not all(source.startswith(prefix) for source in sources):
+        return None
+    return re.compile(prefix + b"(?:" + b"|".join(source[len(prefix) :] for source in sources) + b")")
 
 
 def _cut(scan: _Scan, stops: _Stops) -> int | None:
@@ -317,36 +579,6 @@ def _cut(scan: _Scan, stops: _Stops) -> int | None:
     return at
 
 
-def _tail_matches(
-    scan: _Scan, tier: tuple[str, ...], stops: _Stops, at: int, *, timeout: float
-) -> list[regex.Match[str]] | None:
-    """The tier's matches after the stop at ``at``, as matches on the whole text; ``None``
-    (scan the whole text) if one is empty.
-
-    A short tail is scanned by the guarded alternation itself (what ``marker_matches`` is
-    defined to give) from ``at`` on, on the whole text: its matches see the text before ``at``
-    as the whole-text scan does.  A longer one by ``marker_matches`` on ``text[at:]`` (starting
-    with the stop, so each match there sees its one character back), each match found again
-    on the whole text at the same start, where the alternation gives the same match."""
-    text = scan.text
-    if len(text) - at <= _SHORT_TAIL:
-        found = list(_alternation(tier).finditer(text, at, timeout=timeout))
-        return found if all(m.end() > m.start() for m in found) else None
-    tail_folded = scan.tail(at)
-    if not any(may_match(required, tail_folded) for required in stops.required):
-        return []
-    whole = _alternation(tier)
-    placed = []
-    for m in marker_matches(tier, text[at:], tail_folded, timeout=timeout):
-        if m.end() == m.start():
-            return None
-        again = whole.match(text, at + m.start(), timeout=timeout)
-        if again is None or again.end() != at + m.end():
-            return None
-        placed.append(again)
-    return placed
-
-
 def _stated(
     scan: _Scan, matches: list[regex.Match[str]], separators: tuple[str, ...], *, final: bool, timeout: float
 ) -> _Statement | None:
@@ -359,7 +591,7 @@ def _stated(
         if begin == end:
             continue
         if final:
-            end = _cut_sentence(text, begin, end, timeout=timeout)
+            end = _cut_sentence(text, begin, end)
         value = text[begin:end].strip()
         for separator in separators:  # "the answer is #### 42": one statement, 42
             if separator in value:
@@ -370,12 +602,9 @@ def _stated(
     return None
 
 
-#: The last characters read first, and the shortest text for which that is tried; a tail up
-#: to _SHORT_TAIL characters is scanned by the tier's alternation (one call), a longer one by
-#: marker_matches.
+#: The last characters read first, and the shortest text for which that is tried.
 _WINDOW: Final = 200
 _WINDOW_MIN: Final = 400
-_SHORT_TAIL: Final = 64
 #: How far before the last line its cut is looked for.
 _BACK: Final = 32
 #: Characters that may cut a text: no letter, no space (a marker may hold either), none a
@@ -387,7 +616,6 @@ _STOP_CANDIDATES: Final = ".。!?！？$=;0123456789"
 class _Stops:
     chars: str  # the characters no match of the tier can contain
     finder: re.Pattern[str]  # one of them
-    required: tuple[tuple[tuple[str, ...], ...] | None, ...]  # each pattern's required literals
 
 
 @lru_cache(maxsize=256)
@@ -411,18 +639,15 @@ def _window_stops(tier: tuple[str, ...]) -> _Stops | None:
     (True, True)
     """
     consumed: set[str] = set()
-    required = []
     for pattern in tier:
         chars = _consumed_chars(pattern)
         if chars is None or entangled(pattern):
             return None
-        literals = required_literals(pattern, True)
         consumed |= chars
-        required.append(literals)
     stops = "".join(c for c in _STOP_CANDIDATES if c not in consumed and c.lower() not in consumed)
     if not stops:
         return None
-    return _Stops(stops, char_finder(stops), tuple(required))
+    return _Stops(stops, char_finder(stops))
 
 
 _REPEAT: Final = re.compile(r"\{(?:[0-9]+(?:,[0-9]*)?|,[0-9]+)\}")
@@ -483,10 +708,24 @@ def _consumed_chars(pattern: str) -> set[str] | None:
     return chars | {ch.lower() for ch in chars} | {ch.upper() for ch in chars}
 
 
+@lru_cache(maxsize=64)
+def _separator_chars(separators: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each separator beside its distinct characters."""
+    return tuple((sep, tuple(dict.fromkeys(sep))) for sep in separators)
+
+
 def _last_separated(text: str, separators: tuple[str, ...], *, timeout: float) -> _Statement | None:
     """The statement after the last separator that has one (to the end of its line or the next
     separator), outside code fences."""
-    present = [sep for sep in separators if sep[0] in text]  # a one-character scan rules most out
+    # one-character scans rule most out (a separator occurs only where each of its characters
+    # does; "最终输出" is mostly ruled out by its second character, past the common first one)
+    present = []
+    for sep, chars in _separator_chars(separators):
+        for c in chars:
+            if c not in text:
+                break
+        else:
+            present.append(sep)
     limit = len(text)
     while True:
         # the last separator; at one place the longer one (what max over (place, length) picks)
