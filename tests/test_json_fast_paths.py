@@ -79,6 +79,58 @@ def test_extract_json_block_equals_the_oracle(text: str) -> None:
         ), alternatives
 
 
+_ITEMS = (
+    '"k": 1', '"k": True', '"k": None', '"k": "v"', '"k": [1, 2]', '"k": [1,2]', '"k": "引号“内”"', '"k": []', '"k": {}',
+    '"k": "[x]"', '"k": "{"', '"k": "it\'s"', "'k': 1", '"k": ["a"]', '"k": [True]', '"k": [[1]]', '"k": "a\\"b"',
+    '"k": {"a": 1}', '"k": [1, 2] or [3]', "'\"'", "'\"': [2]", '"\n```json\n"', '"k" 1', '"k": "', "1", "[1, 2]", "True", '"True"', "\\", "]", "{",
+)
+
+
+@hs.composite
+def _one_value_texts(draw: hs.DrawFn) -> str:
+    """The shape the one-value screen passes: prose, then a fence holding one object or array
+    whose only inner brackets are flat pairs (mostly one same text), then maybe more; with
+    near misses (a quote or backslash in a pair, two different pairs, a bracket in a string)."""
+    items = draw(hs.lists(hs.sampled_from(_ITEMS), max_size=12))
+    sep = draw(hs.sampled_from([", ", ",", ",\n  ", " "]))
+    body = "{" + sep.join(items) + "}" if draw(hs.booleans()) else "[" + sep.join(items) + "]"
+    fence = draw(hs.sampled_from(["```json\n", "```\n", "~~~json\n", "", "```python\n", "```JSON\n"]))
+    close = draw(hs.sampled_from(["\n```\n", "\n~~~", "", "\n```"]))
+    return draw(_PROSE_OR_BLOCKS) + fence + body + close + draw(_PROSE_OR_BLOCKS)
+
+
+#: Texts from the block pieces, or from those of them with no bracket (prose around one value).
+_PROSE_OR_BLOCKS = hs.one_of(
+    _BLOCK_TEXTS,
+    hs.lists(hs.sampled_from([p for p in _BLOCK_PIECES if not set(p) & set("[]{}")]), max_size=20).map("".join),
+)
+
+
+@given(_one_value_texts())
+@settings(max_examples=2000, deadline=None)
+@example('Sure:\n```json\n{"k0": True, "k1": [1, 2], "k2": "v", "k3": [1, 2]}\n```\n')
+@example('```json\n{"a": [1], "b": [1]}\n```')
+@example('```json\n{"a": [1], "or": True, "b": [2]}\n```')
+@example('```json\n["[", [1]]\n```')
+@example("""```json\n{'"', "x": [1], '"': [2]}\n```""")
+@example('{"a": "\n```json\n", "b": [1]}\n```')
+def test_one_value_screen_is_sound(text: str) -> None:
+    """Where the screen passes, the scan's spans are the hull's and flat ones inside it, all one
+    text, and the stated-value pass finds nothing; the rule's output is the oracle's."""
+    scan = extract._Scan(text)
+    if extract._one_value(scan):
+        spans = oracle.balanced_spans(text, 0, len(text))
+        assert spans[0] == scan.single == scan.hull
+        inner = {text[a:b] for a, b in spans[1:]}
+        assert all(scan.hull[0] < a < b < scan.hull[1] for a, b in spans[1:]) and len(inner) <= 1
+        assert oracle._stated_json_span(text) is None
+    for alternatives in ("first", "contradictory"):
+        params = extract.JsonBlockParams(alternatives=alternatives)
+        assert _outcome(extract.extract_json_block, text, params) == _outcome(
+            oracle.extract_json_block, text, alternatives
+        ), alternatives
+
+
 @given(_BLOCK_TEXTS, hs.integers(0, 60), hs.integers(0, 60))
 @settings(max_examples=1500, deadline=None)
 def test_region_spans_equal_the_scan_of_the_region(text: str, cut_start: int, cut_end: int) -> None:

@@ -1020,11 +1020,12 @@ class _Scan:
     in every entry) is decoded once.
     """
 
-    __slots__ = ("decoded", "hull", "spans", "text")
+    __slots__ = ("decoded", "hull", "single", "spans", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.hull: _Span | None = None  # the whole text's bracket hull, once known
+        self.single: _Span | None = None
         self.spans: dict[_Span, list[_Span]] = {}
         self.decoded: dict[_DecodedKey, tuple[Any] | None] = {}
 
@@ -1077,7 +1078,7 @@ def extract_json_block(
     normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
     scan = _Scan(text)
-    if params.alternatives == "contradictory":
+    if not _one_value(scan) and params.alternatives == "contradictory":
         stated = _stated_json_span(scan, timeout=timeout)
         if stated is not None:
             return text[stated[0] : stated[1]]
@@ -1186,6 +1187,18 @@ def _clip(text: str, limit: int = 60) -> str:
 
 
 def _first_json_span(scan: _Scan, start: int, end: int) -> _Span | None:
+    single = scan.single
+    if (
+        single is not None
+        and start <= single[0]
+        and single[1] <= end
+        and compile_pattern(_JSON_START).match(scan.text, single[0] + 1, single[1])
+    ):
+        # the region holds the hull: its spans are the text's, the hull's span first, every
+        # other inside it (_one_value).  The loop below would decode the hull's span and, if it
+        # parses, return it; if not, skip the rest (inside it) and return it as the first
+        # span that starts like JSON.  Either way: that span, with no decoding.
+        return single
     spans = _region_spans(scan, start, end)
     if not spans:
         return None
@@ -1221,6 +1234,40 @@ def _first_json_span(scan: _Scan, start: int, end: int) -> _Span | None:
         if looks_like_json.match(text, span[0] + 1, span[1]):
             return span
     return None
+
+
+#: Inside the outermost bracket: no bracket and no single quote outside strings, whole
+#: double-quoted strings with no backslash (stdlib ``re``, possessive: linear).
+_GAP: Final = r"""[^\[\]{}"']*+(?:"[^"\\]*+"[^\[\]{}"']*+)*+"""
+#: A flat bracket pair with no quote inside (so no string: what it holds is what the scan skips).
+_FLAT: Final = r"""\[[^\[\]{}"']*+\]|\{[^\[\]{}"']*+\}"""
+#: One bracket pair holding flat pairs that are all one same text (backreference), and
+#: between them only what :data:`_GAP` allows.
+_ONE_VALUE: Final = re.compile(
+    rf"\{{{_GAP}(?:(?P<a>{_FLAT}){_GAP}(?:(?P=a){_GAP})*+)?\}}|\[{_GAP}(?:(?P<b>{_FLAT}){_GAP}(?:(?P=b){_GAP})*+)?\]"
+)
+
+
+def _one_value(scan: _Scan) -> bool:
+    """Whether the text's bracket spans are its hull's span and flat spans inside it that are
+    all one same text (then ``scan.single`` is the hull), by one C-level match of the hull.
+
+    Proof: :func:`_balanced_spans` of the hull (the whole text's, see :func:`_region_spans`)
+    pushes the hull's opener, then reads tokens.  Where :data:`_ONE_VALUE` matches, the tokens
+    are: stretches with no bracket and no ``'`` outside strings, and strings with no backslash
+    (each skipped whole, as ``_SKIPPED`` does: the same quote pairs), flat pairs (one span
+    each), and last the hull's closer, which matches its opener: one span for the hull, the
+    stack empty at the hull's end, nothing more to scan.  So no span lies outside the hull's,
+    and :func:`_stated_json_span` collects at most one text (the hull's when it parses, else
+    those of the flat spans that parse, all the same): it returns None.
+    """
+    hull = scan.hull
+    if hull is None:
+        hull = scan.hull = _hull(scan.text, 0, len(scan.text))
+    if hull[0] == hull[1] or _ONE_VALUE.fullmatch(scan.text, *hull) is None:
+        return False
+    scan.single = hull
+    return True
 
 
 def _region_spans(scan: _Scan, start: int, end: int) -> list[_Span]:
