@@ -82,7 +82,8 @@ def test_extract_json_block_equals_the_oracle(text: str) -> None:
 _ITEMS = (
     '"k": 1', '"k": True', '"k": None', '"k": "v"', '"k": [1, 2]', '"k": [1,2]', '"k": "引号“内”"', '"k": []', '"k": {}',
     '"k": "[x]"', '"k": "{"', '"k": "it\'s"', "'k': 1", '"k": ["a"]', '"k": [True]', '"k": [[1]]', '"k": "a\\"b"',
-    '"k": {"a": 1}', '"k": [1, 2] or [3]', "'\"'", "'\"': [2]", '"\n```json\n"', '"k" 1', '"k": "', "1", "[1, 2]", "True", '"True"', "\\", "]", "{",
+    '"k": {"a": 1}', '"k": [1, 2] or [3]', "'\"'", "'\"': [2]", '"\n```json\n"',
+    '"\n```\n"', '"\n~~~\n"', "\n```\n", "\n", "\n   ```\n", "```", '"k" 1', '"k": "', "1", "[1, 2]", "True", '"True"', "\\", "]", "{",
 )
 
 
@@ -94,7 +95,7 @@ def _one_value_texts(draw: hs.DrawFn) -> str:
     items = draw(hs.lists(hs.sampled_from(_ITEMS), max_size=12))
     sep = draw(hs.sampled_from([", ", ",", ",\n  ", " "]))
     body = "{" + sep.join(items) + "}" if draw(hs.booleans()) else "[" + sep.join(items) + "]"
-    fence = draw(hs.sampled_from(["```json\n", "```\n", "~~~json\n", "", "```python\n", "```JSON\n"]))
+    fence = draw(hs.sampled_from(["```json\n", "```\n", "~~~json\n", "", "```python\n", "```JSON\n", "```json ", "~~~ "]))
     close = draw(hs.sampled_from(["\n```\n", "\n~~~", "", "\n```"]))
     return draw(_PROSE_OR_BLOCKS) + fence + body + close + draw(_PROSE_OR_BLOCKS)
 
@@ -114,6 +115,8 @@ _PROSE_OR_BLOCKS = hs.one_of(
 @example('```json\n["[", [1]]\n```')
 @example("""```json\n{'"', "x": [1], '"': [2]}\n```""")
 @example('{"a": "\n```json\n", "b": [1]}\n```')
+@example('```json {"a": [1],\n"b": [1]}\n```')
+@example('```json\n{"a": [1],\n```\n"b": [1]}\n')
 def test_one_value_screen_is_sound(text: str) -> None:
     """Where the screen passes, the scan's spans are the hull's and flat ones inside it, all one
     text, and the stated-value pass finds nothing; the rule's output is the oracle's."""
@@ -268,3 +271,33 @@ def test_find_fences_equals_the_regex_module_scan(text: str) -> None:
     """The fence patterns now run on the stdlib ``re`` engine, found from line-break locators."""
     fast = [(f.start, f.end, f.content_start, f.content_end, f.lang, f.closed) for f in _fences._fences(text)]
     assert fast == oracle.find_fences(text)
+
+
+@given(hs.one_of(_VALUES, _WORDS, hs.floats(allow_nan=True), hs.integers()))
+@settings(max_examples=800, deadline=None)
+@example(float("nan"))
+@example("é\n\"\\")
+def test_the_prebuilt_sorted_writer_is_the_encoder(value: Any) -> None:
+    """The C encoder built once writes what ``JSONEncoder.encode`` writes, and refuses what it refuses."""
+    assert _outcome_of(_json._write_sorted, value) == _outcome_of(_json._SORTED_VALUE.encode, value)
+
+
+@given(hs.one_of(
+    _VALUES.map(lambda v: json.dumps(v, allow_nan=True)),
+    hs.lists(hs.sampled_from(_PARSE_PIECES), max_size=25).map("".join),
+))
+@settings(max_examples=800, deadline=None)
+@example("")
+@example(" [1] x")
+@example("\u3000[1]")
+def test_decode_is_the_decoders_decode(text: str) -> None:
+    for decoder in (_json._STRICT, _json._STRICT_SORTED):
+        assert _outcome_of(_json._decode, decoder, text) == _outcome_of(decoder.decode, text)
+
+
+def _outcome_of(fn: Any, *args: Any) -> Any:
+    """The value (written with its key order and types), or the error's type and message."""
+    try:
+        return _ordered(fn(*args))
+    except (ValueError, RecursionError, RejectText) as error:
+        return (type(error).__name__, str(error))

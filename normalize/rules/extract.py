@@ -1078,7 +1078,16 @@ def extract_json_block(
     normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
     scan = _Scan(text)
-    if not _one_value(scan) and params.alternatives == "contradictory":
+    single = scan.single if _one_value(scan) else None
+    if single is not None and _fences_cannot_cut(text, *single) and compile_pattern(_JSON_START).match(
+        text, single[0] + 1, single[1]
+    ):
+        # The stated pass finds nothing (_one_value); every fence's content holds the hull or
+        # none of it, so each search below returns the hull's span or nothing, the whole text
+        # its span (see _first_json_span): that span, with no fence scan.
+        check_budget()  # where the fence scan would check it first
+        return text[single[0] : single[1]]
+    if single is None and params.alternatives == "contradictory":
         stated = _stated_json_span(scan, timeout=timeout)
         if stated is not None:
             return text[stated[0] : stated[1]]
@@ -1268,6 +1277,29 @@ def _one_value(scan: _Scan) -> bool:
         return False
     scan.single = hull
     return True
+
+
+def _fences_cannot_cut(text: str, start: int, end: int) -> bool:
+    """Whether no fence's content can start or end strictly inside ``text[start:end]`` (so each
+    holds all of it or none of it), with ``text[start]`` a bracket and ``text[end - 1]`` the
+    text's last bracket.
+
+    A content starts after the line break that ends its opening line, and (when not empty) ends
+    at the line break before its closing line.  So with no line break inside, neither can
+    happen.  Else, a fence line that starts inside holds its run of three backticks or tildes
+    inside (a closing line, holding no bracket, ends before ``end - 1``), and an opening line
+    that starts before ``start`` and ends inside holds its run before ``start`` on that line.
+
+    >>> _fences_cannot_cut('{"a": 1}', 0, 8), _fences_cannot_cut('{"a": "\\n```\\n"}', 0, 14)
+    (True, False)
+    """
+    if text.find("\n", start, end) < 0:
+        return True
+    line = text.rfind("\n", 0, start) + 1
+    return all(text.find(run, line, end) < 0 for run in _FENCE_RUNS)
+
+
+_FENCE_RUNS: Final = ("```", "~~~")
 
 
 def _region_spans(scan: _Scan, start: int, end: int) -> list[_Span]:
