@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import time
 from contextvars import ContextVar, Token
-from dataclasses import dataclass
 from typing import Final
 
 #: Rounds of a fixed-point loop (a rule re-applied until its output settles) before the text
@@ -40,21 +39,46 @@ class BudgetExceeded(TimeoutError):
         super().__init__(f"row budget of {seconds:g}s CPU time exceeded")
 
 
-@dataclass(frozen=True)
-class _Deadline:
-    seconds: float
-    wall_deadline: float  # monotonic time after which the CPU clock is consulted
-    cpu_start: float
-
+#: The active deadline: (budget seconds, monotonic time after which the CPU clock is consulted,
+#: the thread's CPU time at the start).  A plain tuple: built twice per row, read after every rule.
+_Deadline = tuple[float, float, float]
 
 _DEADLINE: ContextVar[_Deadline | None] = ContextVar("normalize_row_deadline", default=None)
+_NO_DEADLINE: Final = float("inf")
+
+
+def start_budget(seconds: float | None) -> Token[_Deadline | None]:
+    """Make a budget of ``seconds`` of CPU time (``None``: none) the active one, from now on;
+    give the token to :func:`end_budget` when the body is done (what :class:`row_budget` does,
+    without the object; the engine calls these directly, once per row and once per parse)."""
+    if seconds is None:
+        return _DEADLINE.set(None)
+    if seconds <= 0:
+        raise ValueError(f"row budget must be positive, got {seconds!r}")
+    return _DEADLINE.set((seconds, time.monotonic() + seconds, time.thread_time()))
+
+
+def end_budget(token: Token[_Deadline | None]) -> None:
+    """Restore the budget that was active before :func:`start_budget` gave ``token``."""
+    _DEADLINE.reset(token)
+
+
+def wall_deadline() -> float:
+    """The monotonic time before which :func:`check_budget` cannot raise (no budget: infinity).
+
+    A loop that reads this once may skip ``check_budget()`` while ``time.monotonic()`` is below
+    it: the call would return without reading the CPU clock (as long as the active budget is
+    the same one, which it is inside one ``start_budget``/``end_budget`` pair).
+    """
+    deadline = _DEADLINE.get()
+    return _NO_DEADLINE if deadline is None else deadline[1]
 
 
 class row_budget:
     """Run the body under a budget of ``seconds`` of CPU time (``None``: no budget).
 
-    A plain class, not ``contextlib.contextmanager``: it is entered twice per row, and a
-    generator-based manager costs several times as much.
+    A plain class, not ``contextlib.contextmanager``: a generator-based manager costs several
+    times as much.
 
     >>> with row_budget(5.0):
     ...     check_budget()  # well within it: nothing happens
@@ -69,20 +93,18 @@ class row_budget:
         self._token: Token[_Deadline | None] | None = None
 
     def __enter__(self) -> None:
-        seconds = self._seconds
-        deadline = None if seconds is None else _Deadline(seconds, time.monotonic() + seconds, time.thread_time())
-        self._token = _DEADLINE.set(deadline)
+        self._token = start_budget(self._seconds)
 
     def __exit__(self, *exc: object) -> None:
         if self._token is not None:
-            _DEADLINE.reset(self._token)
+            end_budget(self._token)
             self._token = None
 
 
 def check_budget() -> None:
     """Raise :class:`BudgetExceeded` when the active row budget is spent; no budget: no-op."""
     deadline = _DEADLINE.get()
-    if deadline is None or time.monotonic() < deadline.wall_deadline:
+    if deadline is None or time.monotonic() < deadline[1]:
         return
-    if time.thread_time() - deadline.cpu_start > deadline.seconds:
-        raise BudgetExceeded(deadline.seconds)
+    if time.thread_time() - deadline[2] > deadline[0]:
+        raise BudgetExceeded(deadline[0])

@@ -105,8 +105,15 @@ class CharTable:
         return self.finder.search(text) is not None
 
     def translate(self, text: str) -> str:
-        for char in set(self.finder.findall(text)):  # none found: the text as it is
+        """``text.translate(table)``: each mapped character that occurs is replaced everywhere
+        at once, found by a search that resumes where the last one was found (the text before
+        it holds no mapped character, the replacement none either): one pass over the text."""
+        search = self.finder.search
+        match = search(text)
+        while match is not None:  # none found: the text as it is
+            char = match.group()
             text = text.replace(char, self.table[char])
+            match = search(text, match.start())
         return text
 
 

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from normalize import status as st
-from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, check_budget, row_budget
+from normalize._budget import (
+    DEFAULT_ROW_BUDGET,
+    BudgetExceeded,
+    check_budget,
+    end_budget,
+    start_budget,
+    wall_deadline,
+)
+from normalize._frozen import check_plain_frozen, frozen_instance
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, REGISTRY, STAGES, AnnotatedText, Params, RuleDef
 
@@ -112,17 +121,26 @@ def _apply_from(rules: Mapping[str, RuleDef[Any]], spec: RuleSpec, text: str, ti
     try:
         after = rules[spec.name].fn(text, spec.params, timeout=timeout)
         check_budget()
-    except BudgetExceeded as exceeded:
-        return RuleFailure(spec.name, "budget", st.ERROR, str(exceeded))
-    except RejectText as rejected:
-        return RuleFailure(spec.name, "rejected", rejected.status, rejected.reason)
-    except TimeoutError:
-        return RuleFailure(spec.name, "timeout", st.ERROR, f"regular expression timed out after {timeout}s")
     except Exception as exc:  # see apply_rule's docstring: recorded as status error
-        return RuleFailure(spec.name, "crash", st.ERROR, f"{type(exc).__name__}: {exc}", type(exc).__name__)
+        return _failure(spec.name, exc, timeout)
     if not isinstance(after, str):
-        return RuleFailure(spec.name, "returned", st.ERROR, f"returned {type(after).__name__}, not str")
+        return _not_text(spec.name, after)
     return after
+
+
+def _failure(rule: str, exc: Exception, timeout: float) -> RuleFailure:
+    """How the exception a rule raised is recorded (the one mapping; see :func:`apply_rule`)."""
+    if isinstance(exc, BudgetExceeded):
+        return RuleFailure(rule, "budget", st.ERROR, str(exc))
+    if isinstance(exc, RejectText):
+        return RuleFailure(rule, "rejected", exc.status, exc.reason)
+    if isinstance(exc, TimeoutError):
+        return RuleFailure(rule, "timeout", st.ERROR, f"regular expression timed out after {timeout}s")
+    return RuleFailure(rule, "crash", st.ERROR, f"{type(exc).__name__}: {exc}", type(exc).__name__)
+
+
+def _not_text(rule: str, after: object) -> RuleFailure:
+    return RuleFailure(rule, "returned", st.ERROR, f"returned {type(after).__name__}, not str")
 
 
 @dataclass(frozen=True)
@@ -231,6 +249,9 @@ class Result:
         return out
 
 
+check_plain_frozen(TraceStep, ChainOutcome, Result)
+
+
 def run_chain(
     chain: Chain,
     raw: str | None,
@@ -264,27 +285,50 @@ def run_chain(
             f"input is {size} bytes, over the limit of {max_input_bytes} bytes (max_input_bytes)",
             (),
         )
-    with row_budget(budget):
+    token = start_budget(budget)
+    try:
         return _run_specs(chain, raw, timeout)
+    finally:
+        end_budget(token)
 
 
 def _run_specs(chain: Chain, raw: str, timeout: float) -> ChainOutcome:
+    """The chain under the active budget: :func:`_apply_from` per rule, written out in the loop
+    (a call fewer per rule; ``check_budget()`` is called only once the monotonic clock passes
+    the budget's wall deadline, before which it would return at once)."""
     text = raw
     trace: list[TraceStep] = []
     notes: dict[str, Any] = {}
     rules = REGISTRY.rules
+    wall = wall_deadline()
+    monotonic = time.monotonic
     for index, spec in enumerate(chain.specs):
-        after = _apply_from(rules, spec, text, timeout)
-        if after.__class__ is not str:  # the usual case, a plain str, skips both tests
-            if isinstance(after, RuleFailure):
-                return ChainOutcome(raw, text, after.status, after.reason, tuple(trace), notes)
+        try:
+            after = rules[spec.name].fn(text, spec.params, timeout=timeout)
+            if monotonic() >= wall:
+                check_budget()
+        except Exception as exc:  # see apply_rule's docstring: recorded as status error
+            failure = _failure(spec.name, exc, timeout)
+            return _outcome(raw, text, failure.status, failure.reason, tuple(trace), notes)
+        if after.__class__ is not str:  # the usual case, a plain str, skips these tests
+            if not isinstance(after, str):
+                failure = _not_text(spec.name, after)
+                return _outcome(raw, text, failure.status, failure.reason, tuple(trace), notes)
             if isinstance(after, AnnotatedText):
                 notes.update(after.notes)
                 after = str(after)
         if after is not text and after != text:
-            trace.append(TraceStep(index, spec.name, spec.version, text, after))
+            step = {"index": index, "rule": spec.name, "version": spec.version, "before": text, "after": after}
+            trace.append(frozen_instance(TraceStep, step))
             text = after
-    return ChainOutcome(raw, text, st.OK, None, tuple(trace), notes)
+    return _outcome(raw, text, st.OK, None, tuple(trace), notes)
+
+
+def _outcome(
+    raw: str, text: str, status: st.Status, reason: str | None, trace: tuple[TraceStep, ...], notes: dict[str, Any]
+) -> ChainOutcome:
+    fields = {"raw": raw, "text": text, "status": status, "reason": reason, "trace": trace, "notes": notes}
+    return frozen_instance(ChainOutcome, fields)
 
 
 def replay(chain: Chain, raw: str, trace: tuple[TraceStep, ...], *, timeout: float = DEFAULT_TIMEOUT) -> str:

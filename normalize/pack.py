@@ -19,7 +19,8 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
-from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, row_budget
+from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, end_budget, start_budget
+from normalize._frozen import check_plain_frozen, frozen_instance
 from normalize._json import canonical_json
 from normalize._version import __version__
 from normalize._yaml import Document, load_yaml
@@ -43,7 +44,9 @@ from normalize.registry import (
     ParseContext,
     SectionError,
 )
-from normalize.row import read_options_value
+from normalize.row import Options, read_options_value
+
+check_plain_frozen(ParseContext)
 
 PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
@@ -308,18 +311,19 @@ class Pack:
         if status == st.OK and outcome.text is not None:
             status, reason, answer, parsed_extra = self._parse(t.parser, outcome.text, options, outcome.notes)
             extra.update(parsed_extra)
-        return Result(
-            raw=outcome.raw,
-            text=outcome.text,
-            status=status,
-            reason=reason,
-            trace=outcome.trace,
-            task=task,
-            task_type=task_type,
-            answer=answer,
-            rules_hash=self.hash,
-            extra=extra,
-        )
+        fields = {
+            "raw": outcome.raw,
+            "text": outcome.text,
+            "status": status,
+            "reason": reason,
+            "trace": outcome.trace,
+            "task": task,
+            "task_type": task_type,
+            "answer": answer,
+            "rules_hash": self.hash,
+            "extra": extra,
+        }
+        return frozen_instance(Result, fields)  # Result(**fields), built faster
 
     def _parse(
         self,
@@ -328,15 +332,24 @@ class Pack:
         options: Any,
         notes: Mapping[str, Any] | None = None,
     ) -> tuple[st.Status, str | None, Any, Mapping[str, Any]]:
+        domain: Options
+        if options is None or options.__class__ is int:
+            domain = options  # what read_options_value gives for them, read without its checks
+        else:
+            try:
+                domain = read_options_value(options)
+            except ValueError as exc:
+                return st.INVALID, f"parser {spec.name}: {exc}", None, {}
+        settings = self.settings
+        context = {"options": domain, "timeout": settings.regex_timeout, "notes": dict(notes) if notes else {}}
+        ctx = frozen_instance(ParseContext, context)
+        definition = REGISTRY.parsers[spec.name]
         try:
-            domain = read_options_value(options)
-        except ValueError as exc:
-            return st.INVALID, f"parser {spec.name}: {exc}", None, {}
-        ctx = ParseContext(options=domain, timeout=self.settings.regex_timeout, notes=dict(notes or {}))
-        definition = REGISTRY.parser(spec.name)
-        try:
-            with row_budget(self.settings.row_budget):
+            token = start_budget(settings.row_budget)
+            try:
                 parsed = definition.fn(text, spec.params, ctx)
+            finally:
+                end_budget(token)
         except BudgetExceeded as exceeded:
             return st.ERROR, f"parser {spec.name}: {exceeded}", None, {}
         except RejectText as rejected:

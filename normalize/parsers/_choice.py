@@ -73,8 +73,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Final, Literal
+from functools import lru_cache, partial
+from typing import Final, Literal, NamedTuple
 
 import regex
 from pydantic import Field
@@ -82,7 +82,7 @@ from pydantic import Field
 from normalize import status as st
 from normalize._literals import fold
 from normalize._phrases import RETRACTION as _RETRACTION
-from normalize._phrases import may_retract
+from normalize._phrases import RETRACTION_WORDS
 from normalize._regex import char_finder, char_table, compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, parser
 
@@ -124,6 +124,9 @@ _LATEX_TEXT: Final = r"\\(?:text|textbf|textrm|textit|mathrm|mathbf|mathit|mbox)
 _DECORATION: Final = r"[*`$]|\\[()\[\]]|(?<![^\W_])_+|_+(?![^\W_])"
 #: Every character a :data:`_DECORATION` match starts with.
 _DECORATION_CHARS: Final = char_finder("*`$\\_")
+#: Every character :func:`prepare_text` changes after NFKC: quotes, the backslash of ``\\text{}``
+#: and the decoration marks.
+_PREPARE_CHARS: Final = char_finder("".join(sorted(_QUOTE_TABLE.table)) + "*`$\\_")
 
 # Adverbs that may sit between a marker and its letter.
 _ADVERBS: Final = (
@@ -256,69 +259,344 @@ _TRAILING: Final = ".,;:!?。，；：！？、"
 #: every lookup keyed by it).
 _BEFORE_PATTERNS: Final = tuple(_BEFORE_LETTER + suffix for suffix in _BEFORE_MARKERS)
 
-#: Literal pre-checks for the statement patterns that scan slowly (alternations and
-#: look-behinds at every position): every match of the pattern holds, for each group, one of
-#: its literals — as :func:`normalize._literals.fold` folds the text (``(?i)`` matches only the
-#: ASCII letters, ``İ``, ``K`` and ``ſ`` there).  A text that lacks a group skips the scan.
-_NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
-    # (the) correct/right/best/final + option/choice/letter/one; my (final) choice/pick/selection/option
-    _MARKERS[1]: (("correct", "right", "best", "final", "my"), ("option", "choice", "letter", "one", "pick", "selection")),
-    # r[ée]ponse, respuesta, resposta, risposta, antwort
-    _MARKERS[10]: (("ponse", "respuesta", "resposta", "risposta", "antwort"),),
-    # a letter then 是/为 … 答案/选项
-    _BEFORE_LETTER + _BEFORE_MARKERS[1]: (("是", "为"), ("答案", "选项")),
-    # in\s+conclusion, in\s+summary and to\s+conclude need their second word
+#: Whole-word pre-checks: every match of the pattern holds, for each group, one of its words
+#: with no ASCII letter right before or after it in the folded text (the pattern puts ``\b``,
+#: ``\s`` or an apostrophe on both sides of it), so the word is one of the text's runs of ASCII
+#: letters (:func:`_words` of :func:`_projected`; a character folds to an ASCII letter only when
+#: it is a word character, which ``\b`` and ``\s`` exclude, a test checks it).  A set lookup per
+#: word instead of a string search, for the English patterns whose words prose holds.  Not read
+#: when an ``endpos`` cuts the text (a word cut there ends there).
+_WORDS: Final[dict[str, tuple[frozenset[bytes], ...]]] = {
+    # (the) correct/right/best/final … ; my …
+    _MARKERS[1]: (frozenset({b"correct", b"right", b"best", b"final", b"my"}),),
+    # I ('d …) choose / pick / select / go with / opt for, then blanks
+    _MARKERS[2]: (frozenset({b"i"}), frozenset({b"choose", b"pick", b"select", b"with", b"for"})),
+    # answer is(n't)
+    _MARKERS[5]: (frozenset({b"answer"}), frozenset({b"isn"})),
+    # a letter, is (the) (correct …) answer/option/choice
+    _BEFORE_PATTERNS[0]: (frozenset({b"is"}), frozenset({b"answer", b"option", b"choice"})),
     _CONCLUSIONS[0]: (
-        ("therefore", "thus", "hence", "so", "consequently", "accordingly", "conclusion", "overall", "summary", "conclude"),
+        frozenset({b"so", b"therefore", b"thus", b"hence", b"consequently", b"accordingly", b"overall", b"conclusion", b"summary", b"conclude"}),
     ),
-    _HEDGES[0]: (("might", "may", "could"), ("be",)),
-    _HEDGES[1]: (("possibly", "perhaps", "maybe"),),
-    _WEAK[2]: (("正确", "对"),),
-    # (could|might|may|would) (also|equally) be; or (maybe|perhaps|possibly); (also|equally) plausible…
-    _ALSO_BEFORE[0]: (("also", "equally", "maybe", "perhaps", "possibly"),),
-    _ALSO_AFTER: (("also", "equally", "也"),),
+    # it/this + 's / is / must …, after I think / a line start / a stop
+    _CONCLUSIONS[1]: (frozenset({b"it", b"this"}),),
+    _CONCLUSIONS[2]: (frozenset({b"it"}), frozenset({b"must", b"has", b"should"}), frozenset({b"be"})),
+    _HEDGES[0]: (frozenset({b"might", b"may", b"could"}), frozenset({b"be"})),
+    _WEAK[0]: (frozenset({b"option", b"choice"}), frozenset({b"is"}), frozenset({b"correct", b"right"})),
+    _WEAK[1]: (frozenset({b"is"}), frozenset({b"correct", b"right", b"valid", b"true"})),
+    # could … also be; or maybe …; also/equally plausible …
+    _ALSO_BEFORE[0]: (frozenset({b"also", b"equally", b"or"}),),
 }
+#: Bytes of :func:`_words`' table: ASCII lower-case letters stay, every other byte is a space.
+_WORD_TABLE: Final = bytes(c if 0x61 <= c <= 0x7A else 0x20 for c in range(256))
 
 
-#: Faster screens (stdlib ``re`` on the folded text) for statement patterns whose literals
-#: occur in most prose: a match of the pattern always holds a match of its screen (the screen
-#: leaves out the pattern's word boundaries and look-behinds, so it is looser; its ``\s``
-#: matches every character ``regex``'s does, a test checks it).
-_SCREENS: Final[dict[str, re.Pattern[str]]] = {
-    _MARKERS[1]: re.compile(
-        r"(?:correct|right|best|final)\s+(?:option|choice|letter|one)|my\s+(?:final\s+)?(?:choice|pick|selection|option)"
-    ),
-    _CONCLUSIONS[0]: re.compile(
-        r"(?<![a-z])(?:therefore|thus|hence|so|consequently|accordingly|overall)(?![a-z])|conclusion|summary|conclude"
-    ),
-    _CONCLUSIONS[1]: re.compile(r"(?:it|this)(?:'s|\s+(?:is|must|should|has|would))"),
-}
+#: Bytes of :func:`_projected`'s table: ASCII upper-case letters to lower case.
+_LOWER_TABLE: Final = bytes(c + 0x20 if 0x41 <= c <= 0x5A else c for c in range(256))
+
+
+#: The non-ASCII characters :func:`fold` makes ASCII letters (``(?i)`` matches İ ſ K to i s k).
+_FOLDS_TO_ASCII: Final = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
 @lru_cache(maxsize=8)
-def _folded(text: str) -> str:
-    """:func:`normalize._literals.fold` of ``text``, kept for the few texts a parse reads."""
-    return fold(text)
+def _projected(text: str) -> bytes:
+    """``text`` as the pre-checks read it, one byte for each character: :func:`fold` of it (only
+    done when it holds one of ``İ ı ſ K``, which ``(?i)`` matches to ASCII letters), ASCII letters
+    in lower case, other ASCII as it is, any other character ``?``.  An ASCII literal of the folded
+    text is one of this at the same place (a test checks that nothing else folds to ASCII)."""
+    if any(char in text for char in _FOLDS_TO_ASCII):
+        text = fold(text)
+    return text.encode("ascii", "replace").translate(_LOWER_TABLE)
 
 
-def _finditer(pattern: str, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[regex.Match[str]]:
-    """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a literal
-    pre-check (:data:`_NEEDS`, :func:`normalize._phrases.may_retract`) shows it cannot match."""
-    needs = _NEEDS.get(pattern)
-    if needs is not None:
-        folded = _folded(text)
-        for group in needs:  # loops, not all(any(...)): this runs ~20 times for every row
-            for word in group:
-                if word in folded:
+@lru_cache(maxsize=8)
+def _words(projected: bytes) -> frozenset[bytes]:
+    """The runs of ASCII letters in ``projected`` (every other character separates them)."""
+    return frozenset(projected.translate(_WORD_TABLE).split())
+
+
+#: Literal pre-checks for the statement patterns: every match of the pattern holds, for each
+#: group, one of its literals — as :func:`normalize._literals.fold` folds the text (``(?i)``
+#: matches only the ASCII letters, ``İ``, ``K`` and ``ſ`` there; folding keeps every character
+#: one character, so positions agree).  A text that lacks a group skips the scan.  The ASCII
+#: literals are looked up in :func:`_projected`, the others (CJK, which nothing folds to) in the
+#: text itself: a one-character ``in`` is a memchr.
+_NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
+    _MARKERS[3]: (("\\",),),
+    _MARKERS[4]: (("答",),),
+    _MARKERS[5]: (("isn't",),),
+    _MARKERS[6]: (("答",),),
+    _MARKERS[7]: (("正",),),
+    _MARKERS[8]: (("答",),),
+    _MARKERS[9]: (("选",),),
+    # r[ée]ponse; respuesta, resposta, risposta (all hold "sp"); antwort
+    _MARKERS[10]: (("ponse", "sp", "antwort"),),
+    # a letter then 是/为 … 答案/选项
+    _BEFORE_PATTERNS[1]: (("答", "选"), ("是", "为")),
+    # 我/我们 + 认为/觉得/判断/倾向于
+    _CONCLUSIONS[3]: (("认", "觉", "判", "倾"),),
+    # 因此 / 所以 / 故(而) / 综上 / 总之 / (由此)可见
+    _CONCLUSIONS[4]: (("因", "所", "故", "综", "总", "可"),),
+    _HEDGES[0]: (("might", "may", "could"), ("be",)),
+    _HEDGES[1]: (("possibly", "perhaps", "maybe"),),
+    _HEDGES[2]: (("可", "也", "或"),),
+    # option/choice + letter + is (the) correct/right
+    _WEAK[0]: (("option", "choice"),),
+    _WEAK[2]: (("正", "对"),),
+    _WEAK_MARKERS[0]: (("正",),),
+    # (could|might|may|would) (also|equally) be; or (maybe|perhaps|possibly); (also|equally) plausible…
+    _ALSO_BEFORE[0]: (("also", "equally", "maybe", "perhaps", "possibly"),),
+    _ALSO_BEFORE[1]: (("也",),),
+    _ALSO_AFTER: (("也", "also", "equally"),),
+    _RETRACTION: (RETRACTION_WORDS,),
+}
+
+
+#: Faster screens (stdlib ``re`` on :func:`_projected` bytes) for statement patterns whose literals
+#: occur in most prose: a match of the pattern always holds a match of one of its screens (a
+#: screen leaves out the pattern's word boundaries and look-behinds, so it is looser; its ``\s``
+#: matches every character ``regex``'s does, a test checks it).  Each screen opens with a
+#: literal (a stdlib scan for a literal prefix is fast, an alternation at every position is
+#: not) and is searched only when its guard, when it has one, is among the text's words
+#: (:func:`_words`; the pattern bounds the guard word on both sides).
+def _screen(source: str) -> re.Pattern[bytes]:
+    r"""A screen over :func:`_projected` bytes: ``\s`` also takes ``\x1c``–``\x1f`` and ``?`` (the
+    ``regex`` module's ``\s`` holds them and non-ASCII blanks, which the projection makes ``?``)."""
+    return re.compile(source.replace(r"\s", r"[\s\x1c-\x1f?]").encode())
+
+
+_VERB_AFTER: Final = r"\s*(?:is|would|should|must|has|will|[:=])"
+_SCREENS: Final[dict[str, tuple[tuple[bytes | None, re.Pattern[bytes]], ...]]] = {
+    # (the) correct/right/best/final option/choice/letter/one, my (final) choice/pick/selection/option;
+    # then a verb or : =  (the first word is a whole word: its guard is looked up in _words)
+    _MARKERS[1]: (
+        *((word.encode(), _screen(word + r"\s+(?:option|choice|letter|one)" + _VERB_AFTER)) for word in ("correct", "right", "best", "final")),
+        (b"my", _screen(r"my\s+(?:final\s+)?(?:choice|pick|selection|option)" + _VERB_AFTER)),
+    ),
+    _MARKERS[2]: (
+        (b"choose", _screen("choose")),
+        (b"pick", _screen("pick")),
+        (b"select", _screen("select")),
+        (b"go", _screen(r"go\s+with")),
+        (b"opt", _screen(r"opt\s+for")),
+    ),
+    _BEFORE_PATTERNS[0]: (
+        (None, _screen(r"is\s+(?:the\s+)?(?:(?:correct|right|best|final|only\s+correct)\s+)?(?:answer|option|choice)")),
+    ),
+    _CONCLUSIONS[1]: (
+        (b"it", _screen(r"it(?:'s|\s+(?:is|must|should|has|would))")),
+        (b"this", _screen(r"this(?:'s|\s+(?:is|must|should|has|would))")),
+    ),
+    _CONCLUSIONS[2]: ((None, _screen(r"it\s+(?:must|has|should)")),),
+    _WEAK[0]: ((None, _screen(r"is\s+(?:the\s+)?(?:correct|right)")),),
+    _WEAK[1]: ((None, _screen(r"is\s+(?:the\s+)?(?:only\s+)?(?:correct|right|valid|true)")),),
+}
+
+#: Where matches start, for patterns that open with ``\b`` and one of a few words that prose
+#: holds often ("so", "answering"): every match starts at an occurrence of one of these words
+#: in :func:`_projected` that no ASCII word character precedes, so only those places are tried
+#: (``Pattern.match`` there finds what ``finditer`` finds there: look-behinds and ``\b`` see
+#: the text before ``pos``).  Per pattern: the words; words whose presence makes that list
+#: incomplete (``in conclusion`` starts at ``in``), so the plain scan runs; whether the word
+#: must end at a word boundary (the pattern has ``\b`` or ``\s`` right after it, and after
+#: each word of the second element: then both are looked up in :func:`_words`); or, in
+#: place of the words, a stdlib pattern whose matches in :func:`_projected` start at every place
+#: a match can start (it opens with the word and asks for what the pattern needs next).
+_STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[bytes], tuple[str, ...], bool]]] = {
+    # answer, then blanks and a verb, : = a line break or a dash (– and — are ? in the projection)
+    _MARKERS[0]: (re.compile(rb"answer(?=[ \t]*(?:is|would|should|must|has|will|[:=\n?-]))"), (), False),
+    _CONCLUSIONS[0]: (
+        ("so", "therefore", "thus", "hence", "consequently", "accordingly", "overall"),
+        ("conclusion", "summary", "conclude"),
+        True,
+    ),
+    _HEDGES[0]: (("might", "may", "could"), (), True),
+    _HEDGES[1]: (("possibly", "perhaps", "maybe"), (), False),
+    _WEAK[0]: (("option", "choice"), (), True),
+}
+_ASCII_WORD: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+#: A whole output that is one plain statement of one upper-case letter — ``answer is (B).``,
+#: ``Answer: B``, ``The answer is "C"``, ``答案是:"D"。``, ``故选B``, ``(B)``, ``B.`` (what the
+#: shipped chain leaves of most outputs).  For such a text (and a domain given as a count) the
+#: tiers find exactly this: the marker (``_MARKERS[0]``, ``[4]`` or ``[9]``; none for a lone
+#: letter, which the last tier reads) followed by a token of one letter with nothing after it
+#: but a full stop, so no continuation, negation, second answer or retraction; no other pattern
+#: can match (no ``is``/是 after a letter, no conclusion or hedge word, nothing after the
+#: letter).  Every character of such a text is one :func:`prepare_text` keeps (ASCII letters,
+#: blanks, ``:()".``, the CJK of the markers, ``。``), so the text is its own prepared form.
+#: tests/test_choice_speed.py checks both against the old parser on generated texts.
+_WHOLE_STATEMENT: Final = re.compile(
+    r"(?:(?:[Tt]he )?(?:answer|Answer|ANSWER)(?: is | is: | is:|: |:)|答案[是为]:?|(?:故|所以|因此)?选)?"
+    r"(?:\((?P<b>[A-Z])\)|\"(?P<q>[A-Z])\"|(?P<l>[A-Z]))[.。]?"
+)
+
+
+class _Plan(NamedTuple):
+    """What :func:`_finditer` checks before (or instead of) a plain scan of one pattern."""
+
+    compiled: regex.Pattern[str]
+    words: tuple[frozenset[bytes], ...]
+    #: each group of :data:`_NEEDS`: its ASCII literals (looked up in the projection), the others
+    #: (looked up in the text: no other character folds to them)
+    needs: tuple[tuple[tuple[bytes, ...], tuple[str, ...]], ...]
+    screens: tuple[tuple[bytes | None, re.Pattern[bytes]], ...] | None
+    starts: tuple[tuple[bytes, ...] | re.Pattern[bytes], tuple[bytes, ...], bool] | None
+
+
+def _plan(pattern: str) -> _Plan:
+    starts = _STARTS.get(pattern)
+    return _Plan(
+        compile_pattern(pattern),
+        _WORDS.get(pattern, ()),
+        tuple(
+            (tuple(w.encode() for w in group if w.isascii()), tuple(w for w in group if not w.isascii()))
+            for group in _NEEDS.get(pattern, ())
+        ),
+        _SCREENS.get(pattern),
+        None
+        if starts is None
+        else (
+            starts[0] if isinstance(starts[0], re.Pattern) else tuple(w.encode() for w in starts[0]),
+            tuple(w.encode() for w in starts[1]),
+            starts[2],
+        ),
+    )
+
+
+#: Every pre-checked pattern's checks in one place (one lookup per scan).
+_PLANS: Final = {pattern: _plan(pattern) for pattern in (*_WORDS, *_NEEDS, *_SCREENS, *_STARTS)}
+
+
+def _finditer(
+    pattern: str,
+    text: str,
+    pos: int = 0,
+    endpos: int | None = None,
+    *,
+    projected: bytes | None = None,
+    keep: Callable[[int], bool] | None = None,
+    opened: bool = False,
+) -> Iterator[regex.Match[str]]:
+    """``compile_pattern(pattern).finditer(text, pos, endpos)``, or nothing when a pre-check
+    (:data:`_WORDS`, :data:`_NEEDS`, :data:`_SCREENS`) shows it cannot match; only at the places
+    :data:`_STARTS` names when it has them.  ``projected``: :func:`_projected` of ``text``, when
+    the caller has it.  ``keep``: the caller's test of a start place, where a match there (if any)
+    could not matter to it and would hold no other start place (:func:`_may_conclude`).
+    ``opened``: the caller found the pattern among :func:`_open_patterns` of ``text``."""
+    plan = _PLANS.get(pattern)
+    if plan is None:
+        return compile_pattern(pattern).finditer(text, pos, endpos)
+    compiled, _, _, screens, starts = plan
+    if projected is None:
+        projected = _projected(text)
+    # A word gate reads words of the whole text; an ``endpos`` inside a word ends the word there.
+    whole_text = endpos is None or endpos >= len(text)
+    if not (opened and whole_text) and not _open(plan, text, projected, whole_text):
+        return iter(())
+    if screens is not None:
+        for guard, screen in screens:
+            if guard is not None and whole_text and guard not in _words(projected):
+                continue
+            if screen.search(projected) is not None:
+                break
+        else:
+            return iter(())
+    if starts is not None:
+        starts_at, unless, whole = starts
+        whole = whole and whole_text
+        if whole and not isinstance(starts_at, re.Pattern):  # only the words the text holds
+            present = _words(projected)
+            starts_at = tuple(word for word in starts_at if word in present)
+            missing = present.isdisjoint(unless)
+        else:
+            missing = not any(word in projected for word in unless)
+        if missing:
+            return _matches_at(compiled, text, _word_starts(projected, starts_at, whole), pos, endpos, keep)
+    return compiled.finditer(text, pos, endpos)
+
+
+def _open(plan: _Plan, text: str, projected: bytes, whole_text: bool) -> bool:
+    """Whether ``plan``'s word gates (read only when ``whole_text``) and literal needs pass."""
+    if plan.words and whole_text:
+        present = _words(projected)
+        for alternatives in plan.words:
+            if present.isdisjoint(alternatives):
+                return False
+    for ascii_literals, other_literals in plan.needs:  # loops, not any(...): ~20 times a row
+        for literal in other_literals:
+            if literal in text:
+                break
+        else:
+            for ascii_literal in ascii_literals:
+                if ascii_literal in projected:
                     break
             else:
-                return iter(())
-    elif pattern == _RETRACTION and not may_retract(_folded(text)):
-        return iter(())
-    screen = _SCREENS.get(pattern)
-    if screen is not None and screen.search(_folded(text)) is None:
-        return iter(())
-    return compile_pattern(pattern).finditer(text, pos, endpos)
+                return False
+    return True
+
+
+def _open_patterns(text: str, projected: bytes, patterns: tuple[str, ...]) -> list[str]:
+    """The ``patterns`` whose word gates and literal needs pass on the whole ``text`` (one call
+    for a tier instead of one scan call for each of its patterns)."""
+    open_ = []
+    for pattern in patterns:
+        plan = _PLANS.get(pattern)
+        if plan is None or _open(plan, text, projected, True):
+            open_.append(pattern)
+    return open_
+
+
+def _word_starts(projected: bytes, words: tuple[bytes, ...] | re.Pattern[bytes], whole: bool) -> list[int]:
+    """Where one of ``words`` (or a match of the locator) occurs in ``projected`` with no ASCII
+    word character before it (and, when ``whole``, none after it), in order."""
+    found: list[int] = []
+    if isinstance(words, re.Pattern):
+        for located in words.finditer(projected):
+            at = located.start()
+            if at == 0 or projected[at - 1] not in _ASCII_WORD:
+                found.append(at)
+        return found
+    size = len(projected)
+    for word in words:
+        at = projected.find(word)
+        while at >= 0:
+            after = at + len(word)
+            if (at == 0 or projected[at - 1] not in _ASCII_WORD) and not (
+                whole and after < size and projected[after] in _ASCII_WORD
+            ):
+                found.append(at)
+            at = projected.find(word, at + 1)
+    found.sort()
+    return found
+
+
+def _matches_at(
+    compiled: regex.Pattern[str],
+    text: str,
+    starts: list[int],
+    pos: int,
+    endpos: int | None,
+    keep: Callable[[int], bool] | None = None,
+    opened: bool = False,
+) -> Iterator[regex.Match[str]]:
+    """``compiled.finditer(text, pos, endpos)`` when every match starts at one of ``starts``
+    (sorted) and none is empty: the leftmost match is the first place that matches, and the
+    next is searched from its end.  Places ``keep`` refuses are passed over."""
+    limit = len(text) if endpos is None else endpos
+    for at in starts:
+        if at < pos:
+            continue
+        if at >= limit:
+            return
+        if keep is not None and not keep(at):
+            continue
+        match = compiled.match(text, at, endpos)
+        if match is not None:
+            yield match
+            pos = match.end()
 
 
 @dataclass(frozen=True)
@@ -363,7 +641,17 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     """
     count, texts = option_domain(ctx.options, params.default_options)
     timeout = ctx.timeout
+    if not texts:  # the common whole statement, read in one step (the tiers would read the same)
+        # prepare_text leaves such a statement as it is (none of its characters changes), so
+        # the output as given is tried first, then as prepared ("**Answer:** B").
+        whole = _WHOLE_STATEMENT.fullmatch(text)
+        if whole is not None:
+            return _decide_one(LETTERS.index(whole["b"] or whole["q"] or whole["l"]), count)
     prepared = prepare_text(text, timeout=timeout)
+    if not texts:
+        whole = _WHOLE_STATEMENT.fullmatch(prepared)
+        if whole is not None:
+            return _decide_one(LETTERS.index(whole["b"] or whole["q"] or whole["l"]), count)
     norm_options = tuple(normalize_option(o, timeout=timeout) for o in texts) if texts else ()
 
     readers: tuple[Callable[[], list[_Statement]], ...] = (
@@ -448,9 +736,27 @@ def prepare_text(text: str, *, timeout: float) -> str:
     visible = text
     if not text.isascii() and _MAYBE_FORMAT_CHAR.search(text) is not None:  # rare: the slow exact test
         visible = "".join(c for c in text if unicodedata.category(c) != "Cf")
-    folded = _QUOTE_TABLE.translate(unicodedata.normalize("NFKC", visible))
+    composed = unicodedata.normalize("NFKC", visible)
+    if not _holds_prepare_char(composed):  # no quote to unify, no backslash, no mark: as it is
+        return composed
+    folded = _QUOTE_TABLE.translate(composed)
     unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded) if "\\" in folded else folded
     return compile_pattern(_DECORATION).sub("", unwrapped) if _DECORATION_CHARS.search(unwrapped) else unwrapped
+
+
+#: The characters :data:`_PREPARE_CHARS` finds, one by one.
+_PREPARE_CHAR_LIST: Final = (*sorted(_QUOTE_TABLE.table), "*", "`", "$", "\\", "_")
+
+
+def _holds_prepare_char(text: str) -> bool:
+    """Whether :data:`_PREPARE_CHARS` finds a character in ``text``: on a long text one memchr
+    per character is faster than the class scan."""
+    if len(text) <= 64:
+        return _PREPARE_CHARS.search(text) is not None
+    for char in _PREPARE_CHAR_LIST:
+        if char in text:
+            return True
+    return False
 
 
 def normalize_option(text: str, *, timeout: float) -> str:
@@ -471,13 +777,14 @@ def _marker_statements(
     text: str, count: int, options: tuple[str, ...], timeout: float
 ) -> list[_Statement]:
     found: dict[int, _Statement] = {}
-    for pattern in _MARKERS:
-        for marker in _finditer(pattern, text):
+    projected = _projected(text)
+    for pattern in _open_patterns(text, projected, _MARKERS):
+        for marker in _finditer(pattern, text, projected=projected, opened=True):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
-    for pattern in _BEFORE_PATTERNS:
-        for match in _finditer(pattern, text):
+    for pattern in _open_patterns(text, projected, _BEFORE_PATTERNS):
+        for match in _finditer(pattern, text, projected=projected, opened=True):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
                 found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match["letter"])})))
@@ -489,8 +796,12 @@ def _led_statements(
 ) -> list[_Statement]:
     """Statements after a conclusion or a hedge: the letter must end its clause (``strict``)."""
     found: dict[int, _Statement] = {}
-    for pattern in leads:
-        for lead in _finditer(pattern, text):
+    projected = _projected(text)
+    for pattern in _open_patterns(text, projected, leads):
+        keep = None
+        if pattern == _CONCLUSIONS[0] and strict and not options:  # "so the …": no statement
+            keep = partial(_may_conclude, text, projected)
+        for lead in _finditer(pattern, text, projected=projected, keep=keep, opened=True):
             token = _read_token(text, lead.end(), count, timeout, strict_follow=True)
             if token is None:
                 hit = _anchored_option(text, lead.end(), options, timeout) if options else None
@@ -503,6 +814,29 @@ def _led_statements(
                 continue  # "Therefore, A is wrong": the letter is the subject of a clause
             found.setdefault(at, _Statement(at, frozenset(letters | more)))
     return [found[at] for at in sorted(found)]
+
+
+#: A conclusion word, blanks, a comma, blanks, then the run of ASCII letters there (projected).
+_CONCLUSION_HEAD: Final = re.compile(rb"[a-z]+[ \t]*,?[ \t]*([a-z]*)")
+#: Every word the conclusion pattern spells: a superset of the words its optional parts open
+#: with (``I``/``we`` think, ``it``/``this`` is, the adverbs).
+_CONCLUSION_WORDS: Final = frozenset(word.encode() for word in re.findall("[a-z]+", _CONCLUSIONS[0].lower()))
+
+
+def _may_conclude(text: str, projected: bytes, at: int) -> bool:
+    """False only where the conclusion word at ``at`` can lead to no statement when the options
+    are a count: what follows its blanks and comma is no comma, no word its optional parts open
+    with, and no token (:func:`_may_start_token`).  Then a match there ends right there, before
+    the next word (which holds no other start place), and reads no letter."""
+    head = _CONCLUSION_HEAD.match(projected, at)
+    if head is None:  # pragma: no cover - a start place holds a conclusion word
+        return True
+    run, after = head[1], head.start(1)
+    if after < len(projected) and projected[after] == 0x2C:  # a second comma: an adverb may follow
+        return True
+    if run and (len(run) == 1 or run in _CONCLUSION_WORDS):
+        return True
+    return _may_start_token(text, after)
 
 
 def _after_retraction(
@@ -549,8 +883,9 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
 
 def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
     found: dict[int, _Statement] = {}
-    for pattern in _WEAK:
-        for match in _finditer(pattern, text):
+    projected = _projected(text)
+    for pattern in _open_patterns(text, projected, _WEAK):
+        for match in _finditer(pattern, text, projected=projected, opened=True):
             groups = match.groupdict()
             key = "letter" if groups.get("letter") else "letter2"
             suffix = "" if key == "letter" else "2"
@@ -558,8 +893,8 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
                 continue
             at = match.start(key)
             found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
-    for pattern in _WEAK_MARKERS:
-        for marker in _finditer(pattern, text):
+    for pattern in _open_patterns(text, projected, _WEAK_MARKERS):
+        for marker in _finditer(pattern, text, projected=projected, opened=True):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
@@ -603,6 +938,11 @@ def _decide(statements: list[_Statement], count: int, conflict: str) -> Parsed:
         named = ", ".join(LETTERS[i] for i in sorted(letters))
         return Parsed(None, st.CONTRADICTORY, f"the output states different options: {named}")
     (index,) = letters
+    return _decide_one(index, count)
+
+
+def _decide_one(index: int, count: int) -> Parsed:
+    """The verdict for one stated letter (its index into A–Z)."""
     if index >= count:
         return Parsed(
             None,
@@ -705,6 +1045,8 @@ def _read_token(
     text: str, pos: int, count: int, timeout: float, *, strict_follow: bool
 ) -> tuple[frozenset[int], int, int] | None:
     """Letters of the token at ``pos``, where they start, where the token ends; else None."""
+    if not _may_start_token(text, pos):
+        return None
     match = compile_pattern(_TOKEN).match(text, pos)
     if match is None:
         return None
@@ -727,6 +1069,24 @@ def _read_token(
         if strict_follow and not compile_pattern(_LIST_FOLLOW).match(text, end):
             return None
     return frozenset({LETTERS.index(letters.upper())}), match.start("letters"), end
+
+
+#: Where :data:`_TOKEN` may read letters that :func:`_read_token` accepts: after the blanks, a
+#: bracket, a quote or a non-ASCII character (``【``, ``选项``); else the run of ASCII letters
+#: there is one letter, all upper-case, followed by a non-ASCII character (which may continue a
+#: word case-insensitively, ``optİon``), or a whole word ``_TOKEN`` reads before its letters.
+#: Anything else (``so the``, ``so we``) is refused: ``_TOKEN`` reads the whole run as the
+#: letters, and a run of several letters not all upper-case is no token.
+_TOKEN_MAY_START: Final = re.compile(
+    r"[ \t\n]*(?:[(\[{<\"']|[^\x00-\x7f]|[A-Za-z](?![A-Za-z])|[A-Z]+(?![A-Za-z])|[A-Za-z]+(?=[^\x00-\x7f])"
+    r"|(?i:either|both|option|choice|letter)(?![A-Za-z]))"
+)
+
+
+def _may_start_token(text: str, pos: int) -> bool:
+    """False only where :data:`_TOKEN` reads no letters that :func:`_read_token` accepts
+    (:data:`_TOKEN_MAY_START`)."""
+    return _TOKEN_MAY_START.match(text, pos) is not None
 
 
 def _continuation(text: str, pos: int, count: int, timeout: float) -> tuple[frozenset[int], int]:

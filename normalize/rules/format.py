@@ -61,15 +61,62 @@ def _settle(text: str, step: Callable[[str], str], *, rule_name: str) -> str:
             return changed
         text = changed
         check_budget()
-    raise RejectText(
+    raise _unsettled()
+
+
+def _unsettled() -> RejectText:
+    return RejectText(
         st.ERROR,
         f"did not settle in {MAX_ROUNDS} rounds (emphasis or fences nested deeper than that)",
     )
 
 
-def _on_prose(text: str, fn: Callable[[str], str], *, rule_name: str, timeout: float) -> str:
-    """Apply ``fn`` outside fences, repeated until the fence layout and the prose are stable."""
-    return _settle(text, lambda t: outside_fences(t, fn), rule_name=rule_name)
+def _fence_free(text: str) -> bool:
+    """``not may_have_fences(text)``, screened by one character first (a one-character ``in`` is
+    a ``memchr``; a three-character one scans several times slower): no fence can open here."""
+    return ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text)
+
+
+def _on_prose(
+    text: str,
+    fn: Callable[[str], str],
+    *,
+    rule_name: str,
+    timeout: float,
+    inert: Callable[[str], bool] | None = None,
+) -> str:
+    """Apply ``fn`` outside fences, repeated until the fence layout and the prose are stable.
+
+    :func:`_settle` of ``outside_fences(·, fn)``, with that step written out: on a round whose
+    text can hold no fence, ``outside_fences`` is ``fn`` itself (it finds no fence and applies
+    ``fn`` to the whole text), so ``fn`` is called directly.  ``inert(t)``, when given, must
+    hold only if ``fn`` leaves every substring of ``t`` as it is (``t`` holds no character
+    ``fn`` acts on): then the next round would return ``t`` unchanged, and is not run.
+    """
+    for _ in range(MAX_ROUNDS):
+        changed = fn(text) if _fence_free(text) else outside_fences(text, fn)
+        if changed == text:
+            return changed
+        if inert is not None and inert(changed):
+            return changed  # the confirming round: every segment it would edit is left as it is
+        text = changed
+        check_budget()
+    raise _unsettled()
+
+
+def _on_prose_idempotent(text: str, fn: Callable[[str], str], *, rule_name: str, timeout: float) -> str:
+    """:func:`_on_prose` for an ``fn`` with ``fn(fn(s)) == fn(s)`` for every ``s`` (a character
+    table whose replacements hold no mapped character, NFKC).
+
+    When neither the text nor ``fn(text)`` can hold a fence, the second round of
+    :func:`_on_prose` would be ``fn(fn(text))``, equal to ``fn(text)``: it is not run.  Any
+    other text takes :func:`_on_prose` from the start.
+    """
+    if _fence_free(text):
+        changed = fn(text)
+        if changed == text or _fence_free(changed):
+            return changed
+    return _on_prose(text, fn, rule_name=rule_name, timeout=timeout)
 
 
 def _on_prose_segments(
@@ -86,6 +133,8 @@ def _on_prose_segments(
     """
 
     def once(current: str) -> str:
+        if _fence_free(current):
+            return fn(current, True, True)  # what the loop below does when find_fences is empty
         fences = find_fences(current)
         if not fences:
             return fn(current, True, True)
@@ -170,7 +219,7 @@ def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: floa
     >>> unescape_newlines(r"A\\nB\\tC \\frac{1}{2}\\neq\\theta \\\\n")
     'A\\nB\\tC \\\\frac{1}{2}\\\\neq\\\\theta \\\\\\\\n'
     """
-    if "\\n" not in text and "\\t" not in text:
+    if "\\" not in text or ("\\n" not in text and "\\t" not in text):
         return text  # every escape is a backslash and n or t (\\r\\n ends in \\n): none here
     pattern = compile_pattern(_ESCAPE)
     return _on_prose(
@@ -217,9 +266,38 @@ def _emphasis(marker: str) -> str:
     )
 
 
+#: The ASCII members of the classes above, for :func:`_emphasis_ascii`: ``\p{L}`` and ``\p{N}``
+#: hold ``A-Za-z`` and ``0-9`` there, no ASCII character is CJK, and the ``regex`` module's
+#: ``\s`` holds these six (the standard library's ``\s`` adds ``\x1c-\x1f``, so it is spelled
+#: out).  A test checks all three against every ASCII character.
+_ASCII_WORD: Final = "A-Za-z0-9"
+_ASCII_SPACE: Final = r"\t\n\x0b\x0c\r "
+
+
+def _emphasis_ascii(marker: str) -> re.Pattern[str]:
+    """:func:`_emphasis` for ASCII text, as a standard-library pattern (several times faster on
+    a short answer than the ``regex`` module's).  On a text of ASCII characters only, every
+    class and look-around here accepts exactly what its counterpart in :func:`_emphasis`
+    accepts (the CJK branch of each look-around never matches), and both engines try the same
+    alternatives in the same order, so ``sub`` gives the same text.
+    """
+    char = re.escape(marker[0])
+    delim = re.escape(marker)
+    return re.compile(
+        rf"(?<![{_ASCII_WORD}\\])(?<!{char}){delim}(?![{_ASCII_SPACE}{char}])"
+        rf"(?P<body>[^\n{char}]*?[^{_ASCII_SPACE}\\{char}])"
+        rf"(?<!{char}){delim}(?!{char})(?![{_ASCII_WORD}])"
+    )
+
+
+def _body(match: re.Match[str]) -> str:
+    return match["body"]
+
+
 _EMPHASIS_MARKERS: Final = ("***", "___", "**", "__", "*", "_")
 _EMPHASIS: Final = tuple(_emphasis(m) for m in _EMPHASIS_MARKERS)
-_EMPHASIS_CHARS: Final = tuple(m[0] for m in _EMPHASIS_MARKERS)
+_EMPHASIS_ASCII: Final = tuple(_emphasis_ascii(m) for m in _EMPHASIS_MARKERS)
+_EMPHASIS_STEPS: Final = tuple(zip(_EMPHASIS_MARKERS, _EMPHASIS, _EMPHASIS_ASCII, strict=True))
 _ATX_HEADER: Final = r"(?m)^[ ]{0,3}#{1,6}(?:[ \t]+(?P<title>[^\n]*?))??(?:[ \t]+#+)?[ \t]*$"
 _INLINE_CODE: Final = r"(?<!`)(?P<ticks>`+)(?!`)(?P<code>[^\n]*?[^`\n])(?P=ticks)(?!`)"
 _BLOCKQUOTE: Final = r"(?m)^(?:[ ]{0,3}>[ ]?)+"
@@ -240,9 +318,15 @@ def _strip_markdown_once(text: str, params: StripMarkdownParams, timeout: float)
         text = compile_pattern(_ATX_HEADER).sub(lambda m: m["title"] or "", text)
     if "`" in text:
         text = compile_pattern(_INLINE_CODE).sub(_unwrap_code, text)
-    for marker, pattern in zip(_EMPHASIS_CHARS, _EMPHASIS, strict=True):
-        if marker in text:
-            text = compile_pattern(pattern).sub(r"\g<body>", text)
+    if "*" not in text and "_" not in text:
+        return text  # no emphasis marker
+    is_ascii = text.isascii()  # removing markers keeps it so
+    for marker, pattern, ascii_pattern in _EMPHASIS_STEPS:
+        if marker in text:  # each pattern holds its whole delimiter ("**") literally
+            if is_ascii:
+                text = ascii_pattern.sub(_body, text)
+            else:
+                text = compile_pattern(pattern).sub(r"\g<body>", text)
     return text
 
 
@@ -262,17 +346,31 @@ def strip_markdown(
     >>> strip_markdown("## Answer\\n答案是**B**，见 `f(x)`，snake_case_name 与 a*b*c 不变")
     'Answer\\n答案是B，见 f(x)，snake_case_name 与 a*b*c 不变'
     """
-    if _MARKDOWN_CHARS.search(text) is None:
+    inert = _no_quote_marker if params.blockquotes else _no_marker
+    if inert(text):
         return text  # no marker character at all: nothing to strip, no fence scan
+    if _fence_free(text):  # the first round of _on_prose below, and its confirming round's skip
+        changed = _strip_markdown_once(text, params, timeout)
+        if changed == text or inert(changed):
+            return changed
     return _on_prose(
         text,
         lambda s: _strip_markdown_once(s, params, timeout),
         rule_name="strip_markdown",
         timeout=timeout,
+        inert=inert,
     )
 
 
-_MARKDOWN_CHARS: Final = char_finder("*_`#>")
+def _no_marker(text: str) -> bool:
+    """No character any pattern of :func:`_strip_markdown_once` needs (each needs its marker)."""
+    return "*" not in text and "_" not in text and "`" not in text and "#" not in text
+
+
+def _no_quote_marker(text: str) -> bool:
+    """:func:`_no_marker`, and no ``>`` for the blockquote pattern."""
+    return ">" not in text and _no_marker(text)
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,13 +394,39 @@ def unify_quotes(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
     >>> unify_quotes("答案是“B”，他说‘好’")
     '答案是"B"，他说\\'好\\''
     """
-    if not _QUOTE_TABLE.present(text):
-        return text  # no quote to unify: no fence scan, no translate
-    return _on_prose(text, _QUOTE_TABLE.translate, rule_name="unify_quotes", timeout=timeout)
+    if text.isascii() or not _has_quote(text):
+        return text  # no quote to unify (every one is non-ASCII): no fence scan, no translate
+    return _on_prose_idempotent(text, _QUOTE_TABLE.translate, rule_name="unify_quotes", timeout=timeout)
 
 
 #: ``str.translate(_QUOTES)``, done faster (:class:`normalize._regex.CharTable`).
 _QUOTE_TABLE: Final = char_table(_QUOTES)
+_QUOTE_CHARS: Final = tuple(_QUOTE_TABLE.table)
+
+#: Longer than this, a text is tested for a handful of characters one ``in`` at a time.
+_SHORT_TEXT: Final = 128
+
+
+def _has_quote(text: str) -> bool:
+    """``_QUOTE_TABLE.present(text)``; on a long text by one-character ``in`` tests, which are
+    ``memchr`` scans (the low bytes of these code points are rare in text) and several times
+    faster there than a character-class scan."""
+    if len(text) <= _SHORT_TEXT:
+        return _QUOTE_TABLE.present(text)
+    for char in _QUOTE_CHARS:
+        if char in text:
+            return True
+    return False
+
+
+def _printable_but_newlines(text: str) -> bool:
+    """Whether every character of ``text`` but LF is printable: ``str.isprintable`` is false for
+    the Unicode categories Other (Cc, Cf, Cs, Co, Cn) and Separator (Zs, Zl, Zp), the plain
+    space excepted.  Every invisible character (all Cf) and every whitespace character other
+    than LF and the space (Cc, Zs, Zl, Zp) is among them, so ``True`` rules them all out, in
+    one C-level pass that is several times faster on long non-ASCII text than a class scan.
+    """
+    return text.replace("\n", " ").isprintable()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,9 +447,9 @@ def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
     >>> to_halfwidth("ＡＢＣ１２３　答案：Ｂ。")
     'ABC123 答案:B。'
     """
-    if text.isascii() or not _HALFWIDTH_TABLE.present(text):
+    if text.isascii() or (not _fence_free(text) and not _HALFWIDTH_TABLE.present(text)):
         return text  # nothing full-width: no fence scan, no translate
-    return _on_prose(text, _HALFWIDTH_TABLE.translate, rule_name="to_halfwidth", timeout=timeout)
+    return _on_prose_idempotent(text, _HALFWIDTH_TABLE.translate, rule_name="to_halfwidth", timeout=timeout)
 
 
 #: ``str.translate(_HALFWIDTH)``, done faster (:class:`normalize._regex.CharTable`).
@@ -355,10 +479,16 @@ def remove_invisible_chars(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     >>> remove_invisible_chars("👩\u200d💻") == "👩\u200d💻"
     True
     """
-    if text.isascii() or _INVISIBLE_CHARS.search(text) is None:
+    if text.isascii() or _printable_but_newlines(text) or _INVISIBLE_CHARS.search(text) is None:
         return text  # none of the characters either branch removes: no fence scan, no sub
     pattern = compile_pattern(_INVISIBLE)  # built in and linear: no per-call timeout
-    return _on_prose(text, lambda s: pattern.sub("", s), rule_name="remove_invisible_chars", timeout=timeout)
+    return _on_prose(
+        text, lambda s: pattern.sub("", s), rule_name="remove_invisible_chars", timeout=timeout, inert=_no_invisible
+    )
+
+
+def _no_invisible(text: str) -> bool:
+    return _INVISIBLE_CHARS.search(text) is None
 
 
 #: Every character :data:`_INVISIBLE` can remove (both branches), for a presence test.
@@ -383,9 +513,11 @@ def normalize_nfkc(text: str, params: NoParams = _NO_PARAMS, *, timeout: float =
     """
     if text.isascii():
         return text  # ASCII is NFKC-normalized already
-    return _on_prose(
-        text, lambda s: unicodedata.normalize("NFKC", s), rule_name="normalize_nfkc", timeout=timeout
-    )
+    return _on_prose_idempotent(text, _nfkc, rule_name="normalize_nfkc", timeout=timeout)
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)  # idempotent: NFKC(NFKC(s)) == NFKC(s)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -411,6 +543,40 @@ _SPACE: Final = r"(?! )[\t\p{Zs}]"
 _OTHER_SPACES: Final = char_finder(
     "".join(c for c in map(chr, range(0x80, 0x3001)) if unicodedata.category(c) == "Zs")
 )
+#: The non-ASCII characters :data:`_LINE_BREAK` starts with, for a presence test.
+_OTHER_BREAKS: Final = char_finder("\x85\u2028\u2029")
+#: Every character :func:`_normalize_whitespace_segment` rewrites, other than the plain space
+#: and LF: the line terminators of :data:`_LINE_BREAK` and the spaces of :data:`_SPACE`.
+_REWRITTEN_SPACES: Final = char_finder(
+    "\t\r\x0b\x0c\x85\u2028\u2029"
+    + "".join(c for c in map(chr, range(0x80, 0x3001)) if unicodedata.category(c) == "Zs")
+)
+
+
+def _whitespace_settled(text: str, mode: str) -> bool:
+    """Whether :func:`normalize_whitespace` leaves ``text`` as it is, judged without running it
+    (``False`` only means "run it").  For a text that can hold no fence the rule is one call of
+    :func:`_normalize_whitespace_segment` on the whole text (at both ends), and each of its
+    steps changes something only where its trigger occurs: a line terminator other than LF, a
+    tab or a space separator other than the plain space (:data:`_REWRITTEN_SPACES`), two spaces
+    in a row, a space before a line break, a space or LF at either end, three LF in a row
+    (``keep``) or any LF (``collapse``).  None of them here: every step is the identity.
+    """
+    if text.isprintable():
+        # no LF, tab, line terminator or space separator but the plain space (all unprintable:
+        # see _printable_but_newlines), so the only triggers left are the ends, two spaces and
+        # fences ("" is printable and comes back as "" in both modes)
+        return text[:1] != " " and text[-1:] != " " and "  " not in text and _fence_free(text)
+    if text[0] in " \n" or text[-1] in " \n" or not _fence_free(text):
+        return False
+    if "\n" in text and (mode == "collapse" or "\n\n\n" in text or " \n" in text):
+        return False
+    if text.isascii():
+        if "\t" in text or "\r" in text or "\x0b" in text or "\x0c" in text:
+            return False
+    elif not _printable_but_newlines(text) and _REWRITTEN_SPACES.search(text) is not None:
+        return False
+    return "  " not in text
 
 
 def _normalize_whitespace_segment(
@@ -418,7 +584,7 @@ def _normalize_whitespace_segment(
 ) -> str:
     # each sub runs only when a character it acts on occurs (no match: the text comes back)
     text = segment
-    if not text.isascii() or "\r" in text or "\x0b" in text or "\x0c" in text:
+    if "\r" in text or "\x0b" in text or "\x0c" in text or (not text.isascii() and _OTHER_BREAKS.search(text)):
         text = compile_pattern(_LINE_BREAK).sub("\n", text)
     if "\t" in text or (not text.isascii() and _OTHER_SPACES.search(text) is not None):
         text = compile_pattern(_SPACE).sub(" ", text)
@@ -470,6 +636,8 @@ def normalize_whitespace(
     >>> normalize_whitespace("a \\n\\n b", NormalizeWhitespaceParams(newlines="collapse"))
     'a b'
     """
+    if _whitespace_settled(text, params.newlines):
+        return text
     return _on_prose_segments(
         text,
         lambda seg, start, end: _normalize_whitespace_segment(seg, start, end, params.newlines, timeout),
@@ -507,6 +675,8 @@ _BLANK_BEFORE_BREAK: Final = re.compile("[" + re.escape(_LINE_TRAILING_CHARS) + 
 def _has_trailing_blank_line_end(text: str) -> bool:
     if text.isascii():
         return " \n" in text or "\t\n" in text or " \r" in text or "\t\r" in text
+    if " \n" not in text and _printable_but_newlines(text):
+        return False  # no CR, tab or space separator but the space (unprintable), no space before LF
     return _BLANK_BEFORE_BREAK.search(text) is not None
 
 
