@@ -136,7 +136,7 @@ _SORTED_VALUE: Final = json.JSONEncoder(
 )
 
 #: What ``JSONDecoder.decode`` skips before and after the value (its own pattern).
-_WHITESPACE: Final = json.decoder.WHITESPACE.match
+_WHITESPACE: Final = json.decoder.WHITESPACE.match  # type: ignore[attr-defined]  # (not in typeshed)
 
 
 def _decode(decoder: json.JSONDecoder, text: str) -> Any:
@@ -151,7 +151,7 @@ def _decode(decoder: json.JSONDecoder, text: str) -> Any:
     json.decoder.JSONDecodeError: Extra data: line 1 column 5 (char 4)
     """
     try:
-        value, end = decoder.scan_once(text, _WHITESPACE(text, 0).end())
+        value, end = decoder.scan_once(text, _WHITESPACE(text, 0).end())  # type: ignore[attr-defined]
     except StopIteration as err:
         raise json.JSONDecodeError("Expecting value", text, err.value) from None
     end = _WHITESPACE(text, end).end()
@@ -168,7 +168,7 @@ def _sorted_writer() -> Callable[[Any], str]:
     dict: ``check_circular`` is off, so the encoder keeps no state between calls); this builds
     it once from the same settings.  Without the C encoder: ``_SORTED_VALUE.encode`` itself.
     """
-    make = json.encoder.c_make_encoder
+    make = json.encoder.c_make_encoder  # type: ignore[attr-defined]  # (not in typeshed)
     if make is None:  # pragma: no cover - CPython always has it
         return _SORTED_VALUE.encode
     chunks = make(None, _SORTED_VALUE.default, json.encoder.encode_basestring, None, ":", ",", False, False, False)
