@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
@@ -116,17 +117,20 @@ _PROSE_OR_BLOCKS = hs.one_of(
 @example("""```json\n{'"', "x": [1], '"': [2]}\n```""")
 @example('{"a": "\n```json\n", "b": [1]}\n```')
 @example('```json {"a": [1],\n"b": [1]}\n```')
+@example('```json\n[\\]\n```')
+@example('```json\n{"a\\": [1], "b": [1]}\n```')
 @example('```json\n{"a": [1],\n```\n"b": [1]}\n')
 def test_one_value_screen_is_sound(text: str) -> None:
     """Where the screen passes, the scan's spans are the hull's and flat ones inside it, all one
     text, and the stated-value pass finds nothing; the rule's output is the oracle's."""
-    scan = extract._Scan(text)
-    if extract._one_value(scan):
+    hull = extract._hull(text, 0, len(text))
+    if extract._one_value(text, hull):
         spans = oracle.balanced_spans(text, 0, len(text))
-        assert spans[0] == scan.single == scan.hull
+        assert spans[0] == hull
         inner = {text[a:b] for a, b in spans[1:]}
-        assert all(scan.hull[0] < a < b < scan.hull[1] for a, b in spans[1:]) and len(inner) <= 1
+        assert all(hull[0] < a < b < hull[1] for a, b in spans[1:]) and len(inner) <= 1
         assert oracle._stated_json_span(text) is None
+        assert extract._starts_like_json(text, hull) == bool(regex.compile(extract._JSON_START).match(text, hull[0] + 1, hull[1]))
     for alternatives in ("first", "contradictory"):
         params = extract.JsonBlockParams(alternatives=alternatives)
         assert _outcome(extract.extract_json_block, text, params) == _outcome(

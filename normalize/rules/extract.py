@@ -1100,16 +1100,16 @@ def extract_json_block(
     ...
     normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
-    scan = _Scan(text)
-    single = scan.single if _one_value(scan) else None
-    if single is not None and _fences_cannot_cut(text, *single) and compile_pattern(_JSON_START).match(
-        text, single[0] + 1, single[1]
-    ):
+    whole = _hull(text, 0, len(text))
+    single = whole if _one_value(text, whole) else None
+    if single is not None and _fences_cannot_cut(text, *single) and _starts_like_json(text, single):
         # The stated pass finds nothing (_one_value); every fence's content holds the hull or
         # none of it, so each search below returns the hull's span or nothing, the whole text
         # its span (see _first_json_span): that span, with no fence scan.
         check_budget()  # where the fence scan would check it first
         return text[single[0] : single[1]]
+    scan = _Scan(text)
+    scan.hull, scan.single = whole, single
     if single is None and params.alternatives == "contradictory":
         stated = _stated_json_span(scan, timeout=timeout)
         if stated is not None:
@@ -1224,7 +1224,7 @@ def _first_json_span(scan: _Scan, start: int, end: int) -> _Span | None:
         single is not None
         and start <= single[0]
         and single[1] <= end
-        and compile_pattern(_JSON_START).match(scan.text, single[0] + 1, single[1])
+        and _starts_like_json(scan.text, single)
     ):
         # the region holds the hull: its spans are the text's, the hull's span first, every
         # other inside it (_one_value).  The loop below would decode the hull's span and, if it
@@ -1280,9 +1280,9 @@ _ONE_VALUE: Final = re.compile(
 )
 
 
-def _one_value(scan: _Scan) -> bool:
+def _one_value(text: str, hull: _Span) -> bool:
     """Whether the text's bracket spans are its hull's span and flat spans inside it that are
-    all one same text (then ``scan.single`` is the hull), by one C-level match of the hull.
+    all one same text, by one C-level match of the hull (``hull``: :func:`_hull` of the text).
 
     Proof: :func:`_balanced_spans` of the hull (the whole text's, see :func:`_region_spans`)
     pushes the hull's opener, then reads tokens.  Where :data:`_ONE_VALUE` matches, the tokens
@@ -1293,13 +1293,17 @@ def _one_value(scan: _Scan) -> bool:
     and :func:`_stated_json_span` collects at most one text (the hull's when it parses, else
     those of the flat spans that parse, all the same): it returns None.
     """
-    hull = scan.hull
-    if hull is None:
-        hull = scan.hull = _hull(scan.text, 0, len(scan.text))
-    if hull[0] == hull[1] or _ONE_VALUE.fullmatch(scan.text, *hull) is None:
-        return False
-    scan.single = hull
-    return True
+    return hull[0] != hull[1] and _ONE_VALUE.fullmatch(text, *hull) is not None
+
+
+#: What can follow a bracket for :data:`_JSON_START` to match right there (``\s*`` empty).
+_VALUE_OPENERS: Final = frozenset('"{[]}-.0123456789')
+
+
+def _starts_like_json(text: str, span: _Span) -> bool:
+    """``looks_like_json`` of :func:`_first_json_span` for a span: :data:`_JSON_START` matches
+    after its opener (a character that pattern opens with is proof enough, with no regex call)."""
+    return text[span[0] + 1] in _VALUE_OPENERS or compile_pattern(_JSON_START).match(text, span[0] + 1, span[1]) is not None
 
 
 def _fences_cannot_cut(text: str, start: int, end: int) -> bool:
