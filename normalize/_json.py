@@ -278,7 +278,7 @@ def load_stated_json(text: str, limits: JsonLimits | None = None, *, timeout: fl
 
 
 def _load_stated(text: str, limits: JsonLimits | None, decoder: json.JSONDecoder, take: bool, timeout: float) -> Any:
-    if not text.strip():
+    if not text or text.isspace():  # = not text.strip(), with no copy (strip removes what isspace counts)
         raise RejectText(st.NO_ANSWER, "the output is empty")
     try:
         return _load(text, limits, decoder, take, timeout)

@@ -305,3 +305,8 @@ def _outcome_of(fn: Any, *args: Any) -> Any:
         return _ordered(fn(*args))
     except (ValueError, RecursionError, RejectText) as error:
         return (type(error).__name__, str(error))
+
+
+def test_isspace_is_what_strip_removes() -> None:
+    """``not text or text.isspace()`` stands for ``not text.strip()``: every code point."""
+    assert all(chr(c).isspace() == (chr(c).strip() == "") for c in range(0x110000))
