@@ -179,6 +179,12 @@ _LITERAL_PIECES = (
 @settings(max_examples=2000, deadline=None)
 @example('{"k0": True, "k1": None, "k2": "v", "k3": [1, 2]}')
 @example('"a"True"b"')
+@example('{"a": True, "b": "True"}')
+@example('[True\u0301, None]')
+@example('[xTrue, None]')
+@example('[None, False_]')
+@example('{"a": None, "b": "x"None}')
+@example('{"a": True, "b": "None')
 def test_coerce_python_literals_equals_the_oracle(text: str) -> None:
     for quoted in (True, False):
         params = structure.CoerceLiteralsParams(quoted=quoted)
