@@ -27,9 +27,14 @@ def fold(text: str) -> str:
     >>> fold("FİNAL ANſWER")
     'final answer'
     """
-    if not text.isascii() and any(c in text for c in _SPECIAL_CHARS):  # rare: translate is slow
+    if not text.isascii() and _has_special(text):  # rare: translate is slow
         text = text.translate(_SPECIAL_FOLD)
     return text.lower()
+
+
+def _has_special(text: str) -> bool:
+    """Whether one of :data:`_SPECIAL_CHARS` occurs in ``text`` (four scans, no generator)."""
+    return "\u0130" in text or "\u0131" in text or "\u017f" in text or "\u212a" in text
 
 
 def _usable(literal: str, ignorecase: bool) -> bool:
@@ -549,7 +554,7 @@ def project(text: str) -> bytes:
     >>> project("FİNAL Answer：42 ſ")
     b'final answer?42 s'
     """
-    if not text.isascii() and any(c in text for c in _SPECIAL_CHARS):
+    if not text.isascii() and _has_special(text):
         text = text.translate(_SPECIAL_FOLD)
     return text.encode("ascii", "replace").lower()
 
@@ -569,6 +574,51 @@ def text_locator_source(pattern: str) -> str | bytes | None:
     if any(c.isascii() and c.isalpha() for chars, _ in atoms for c in chars if c != _WHITESPACE):
         return projected_locator_source(pattern)
     return locator_source(pattern)
+
+
+#: English letter frequencies (per cent; the usual table for prose).  A locator's literal search
+#: loops over its first character: starting it at a rarer letter of the key stops less often.
+_LETTER_FREQUENCY: Final = {
+    "e": 12.7, "t": 9.1, "a": 8.2, "o": 7.5, "i": 7.0, "n": 6.7, "s": 6.3, "h": 6.1, "r": 6.0,
+    "d": 4.3, "l": 4.0, "c": 2.8, "u": 2.8, "m": 2.4, "w": 2.4, "f": 2.2, "g": 2.0, "y": 2.0,
+    "p": 1.9, "b": 1.5, "v": 1.0, "k": 0.8, "j": 0.15, "x": 0.15, "q": 0.1, "z": 0.07,
+}
+
+
+@lru_cache(maxsize=1024)
+def anchored_text_locator(pattern: str) -> tuple[str | bytes, int] | None:
+    r""":func:`text_locator_source` searched from the rarest letter of its key: ``(source, shift)``
+    where ``source`` matches at ``at + shift`` exactly where the locator matches at ``at``.
+
+    The key's first ``shift`` characters move into a look-behind (fixed width; it may look before
+    the search's start), so the stdlib engine's prefix loop stops at ``w`` rather than at every
+    ``a`` for ``answer``.  Still linear: no quantified atom after the key can hold the new first
+    character, so runs from different hits never overlap.  ``shift`` is 0 (the locator itself)
+    when the key starts with its rarest letter or with a non-letter, or for a locator over the
+    text itself (no ASCII letter: no frequencies known).
+
+    >>> anchored_text_locator(r"answer\s*[:：]")[0][:14], anchored_text_locator(r"answer\s*[:：]")[1]
+    (b'wer(?<=answer)', 3)
+    >>> anchored_text_locator(r"final\s+answer")[1], anchored_text_locator(r"\*\*\s*answer")[1]
+    (0, 0)
+    """
+    source = text_locator_source(pattern)
+    key = locator_literal(pattern)
+    atoms = _locator_atoms(pattern)
+    if source is None or key is None or atoms is None or not isinstance(source, bytes):
+        return None if source is None else (source, 0)
+    first = _LETTER_FREQUENCY.get(key[0])
+    if first is None:
+        return source, 0  # a punctuation mark or digit: rare enough
+    shift = min(range(len(key)), key=lambda i: (_LETTER_FREQUENCY.get(key[i], first), i))
+    if shift == 0:
+        return source, 0
+    prefix = "".join(_atom_source(_projected(frozenset(c))) for c in key).encode("ascii")
+    later = set().union(*(_projected(chars) for chars, _ in atoms[len(key) :]))
+    if not source.startswith(prefix) or key[shift] in later:
+        return source, 0  # not rendered as read here, or a later run could hold the new start
+    head = "".join(_atom_source(_projected(frozenset(c))) for c in key[shift:]).encode("ascii")
+    return head + b"(?<=" + prefix + b")" + source[len(prefix) :], shift
 
 
 def project_literal(literal: str) -> bytes:

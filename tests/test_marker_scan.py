@@ -13,8 +13,9 @@ import regex
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as hs
 
-from normalize import load_pack
+from normalize import _literals, load_pack
 from normalize._literals import (
+    anchored_text_locator,
     fold,
     locator_source,
     project,
@@ -42,6 +43,7 @@ _TEXT_PIECES = (
     "answer", "ANSWER", "AnSwEr", "Answers", "final", "FİNAL", "fınal", "ſ", "K", "k", "ı", "i", "İ", "is", "be",
     "答案", "最终", "选", "故", "所以", "**", "*", "#", "##", ":", "：", ".", ",", "，", " ", "  ", "\u3000", "\u00a0",
     "\t", "\n", "é", "ⓐ", "Ⓐ", "x", "y", "a", "aa", "ANS", "ans", "correct", "right", "\\n", "```", "~~~",
+    "wer", "swer", "WER", "nal", "w", "r",
 )
 _TEXTS = hs.lists(hs.sampled_from(_TEXT_PIECES), max_size=25).map("".join)
 
@@ -97,6 +99,31 @@ def test_marker_matches_equal_the_alternation_on_generated_patterns(first: str, 
             assert fast == [m.span() for m in oracle.marker_matches((pattern,), text)], pattern
 
 
+@given(_PATTERNS, _TEXTS, hs.integers(0, 40))
+@settings(max_examples=1500, deadline=None)
+@example("answer\\s*[:：]", "answer:answer wer: ans wer:", 0)
+@example("answer\\s*[:：]", "answer:answer wer: ans wer:", 5)
+def test_anchored_locator_hits_exactly_where_the_locator_hits(pattern: str, text: str, pos: int) -> None:
+    """The locator searched from its key's rarest letter (the key's head in a look-behind) finds,
+    from any start, the very next hit the plain locator finds, ``shift`` characters in."""
+    assume(_compiles(pattern))
+    plain, anchored = text_locator_source(pattern), anchored_text_locator(pattern)
+    if plain is None:
+        assert anchored is None
+        return
+    assert anchored is not None
+    source, shift = anchored
+    if shift == 0:
+        assert source == plain
+        return
+    assert isinstance(source, bytes) and isinstance(plain, bytes)
+    projected = project(text)
+    pos %= len(projected) + 1
+    expected = re.compile(plain).search(projected, pos)
+    found = re.compile(source).search(projected, pos + shift)
+    assert (None if found is None else found.start() - shift) == (None if expected is None else expected.start())
+
+
 def test_projection_agrees_with_fold_on_every_ascii_result() -> None:
     """project() gives the ASCII character fold() gives, and "?" elsewhere: no character but
     the four folded specially lowers to ASCII, and no character lowers to an uncased one
@@ -116,6 +143,12 @@ def test_projection_agrees_with_fold_on_every_ascii_result() -> None:
             assert not any(c.isascii() or (c.lower() == c and c.upper() == c) for c in lowered), hex(code)
 
 
+def test_special_screen_names_every_specially_folded_character() -> None:
+    assert set(_literals._SPECIAL_CHARS) == {chr(c) for c in _literals._SPECIAL_FOLD}
+    for char in _literals._SPECIAL_CHARS:
+        assert _literals._has_special(f"中{char}x") and not _literals._has_special("中Kx")
+
+
 def test_projected_whitespace_covers_every_whitespace_character() -> None:
     space = regex.compile(r"\s")
     projected_space = re.compile(projected_locator_source(r"a\s") or b"")
@@ -123,6 +156,17 @@ def test_projected_whitespace_covers_every_whitespace_character() -> None:
         if space.match(chr(code)):
             assert projected_space.match(b"a" + project(chr(code))), hex(code)
             assert fold(chr(code)) == chr(code)
+
+
+def test_decoration_screen_covers_every_character_the_pattern_takes() -> None:
+    """_skip_decoration calls the regex only at a str.isspace() character or a colon: every
+    character [\\s:：] matches must be one of those, or a decoration would be left in front."""
+    decoration = regex.compile(extract._DECORATION)
+    for code in range(0x110000):
+        char = chr(code)
+        if decoration.match(char).end():  # type: ignore[union-attr]
+            assert char.isspace() or char in ":：", hex(code)
+            assert extract._skip_decoration(f"x{char}y", 1) == 2
 
 
 # --------------------------------------------------------------------------- the whole rule

@@ -32,6 +32,7 @@ from pydantic import BeforeValidator, field_validator, model_validator
 from normalize import status as st
 from normalize._budget import check_budget
 from normalize._literals import (
+    anchored_text_locator,
     entangled,
     fold,
     leading_literals,
@@ -306,6 +307,8 @@ class _Plan:
     text_screen: tuple[tuple[tuple[str, int, Any], ...], ...] | None
     # the literal every hit of projected_locator / raw_locator starts with (as screens name it)
     start_key: str | None
+    # projected_locator hits this many characters into that literal (anchored_text_locator)
+    shift: int
 
 
 @lru_cache(maxsize=1024)
@@ -319,6 +322,10 @@ def _plan(pattern: str) -> _Plan:
     screen = required if required is not None or lead is None else tuple((literal,) for literal in lead)
     source = locator_source(pattern)
     text_source = text_locator_source(pattern)
+    anchored = anchored_text_locator(pattern)
+    if anchored is not None and isinstance(text_source, bytes):  # from its rarest letter
+        text_source = anchored[0]
+    shift = anchored[1] if anchored is not None else 0
     return _Plan(
         pattern,
         required,
@@ -332,6 +339,7 @@ def _plan(pattern: str) -> _Plan:
         tuple(project_literal(literal) for literal in lead) if lead is not None and cased else None,
         None if screen is None else tuple(_probes(_with_prechecks(branch)) for branch in screen),
         locator_literal(pattern) if text_source is not None else None,
+        shift,
     )
 
 
@@ -341,7 +349,7 @@ def _with_prechecks(branch: tuple[str, ...]) -> tuple[str, ...]:
     for once a text, a fast one-character scan first).
 
     >>> _with_prechecks(("**", "final", "answer")), _with_prechecks(("最终答案",))
-    (('*', '**', 'final', 'answer'), ('最', '终', '答', '案', '最终答案'))
+    (('*', '**', 'final', 'answer'), ('最', '终', '最终答案'))
     """
     return tuple(dict.fromkeys(key for literal in branch for key in (*_prechecks(literal), literal)))
 
@@ -364,20 +372,22 @@ def _located(
     haystack: AnyStr,
     pos: int,
     timeout: float,
+    shift: int = 0,
 ) -> regex.Match[str] | None:
     """The leftmost match of ``compiled`` in ``text`` at ``pos`` or later (what ``search`` gives).
 
     ``haystack`` is ``text`` folded (or projected, or itself) as ``locator`` and ``anchors``
     expect, position for position.  With a locator, the pattern is matched only where the
     locator hits (every match starts at a hit, so none starts between ``pos`` and the first
-    hit); with anchors, only where one of them occurs; after a few misses, one scan.
+    hit; a locator from :func:`anchored_text_locator` hits ``shift`` characters in); with
+    anchors, only where one of them occurs; after a few misses, one scan.
     """
     if locator is not None:
         for _ in range(_MAX_ANCHORS):
-            hit = locator.search(haystack, pos)
+            hit = locator.search(haystack, pos + shift)
             if hit is None:
                 return None
-            at = hit.start()
+            at = hit.start() - shift
             match = compiled.match(text, at, timeout=timeout)
             if match is not None:
                 return match
@@ -452,6 +462,7 @@ def _matches_from(
     haystack: AnyStr,
     timeout: float,
     pos: int = 0,
+    shift: int = 0,
 ) -> list[regex.Match[str]]:
     """The matches of ``plan`` alone, as ``finditer`` gives them (see :func:`_located`); with a
     locator, ``pos`` may be where its first hit can be at the earliest."""
@@ -459,12 +470,13 @@ def _matches_from(
     compiled = plan.compiled
     while True:
         if locator is not None:  # _located, inlined: this runs for every live pattern of a row
-            hit = locator.search(haystack, pos)
+            hit = locator.search(haystack, pos + shift)
             if hit is None:
                 return found
-            match = compiled.match(text, hit.start(), timeout=timeout)
+            at = hit.start() - shift
+            match = compiled.match(text, at, timeout=timeout)
             if match is None:
-                match = _located(compiled, locator, None, text, haystack, hit.start() + 1, timeout)
+                match = _located(compiled, locator, None, text, haystack, at + 1, timeout, shift)
                 if match is None:
                     return found
         else:
@@ -483,7 +495,7 @@ def _text_matches(
     """:func:`_single_matches` with no folded text: located over ``projected`` or ``text``
     (with a locator, from ``start`` on: no hit lies before it)."""
     if plan.projected_locator is not None:
-        return _matches_from(plan, plan.projected_locator, None, text, projected, timeout, start)
+        return _matches_from(plan, plan.projected_locator, None, text, projected, timeout, start, plan.shift)
     if plan.raw_locator is not None:
         return _matches_from(plan, plan.raw_locator, None, text, text, timeout, start)
     return _matches_from(plan, None, plan.projected_anchors, text, projected, timeout)
@@ -535,10 +547,26 @@ def _needle(literal: str) -> tuple[bytes | None, re.Pattern[str] | None]:
 def _prechecks(literal: str) -> tuple[str, ...]:
     """Characters of ``literal`` that are looked for alone first (a single character is found
     by a fast ``memchr`` scan; a longer literal is not): those that are no ASCII letter or digit,
-    rare in prose, so a literal like ``**`` or ``答案`` is mostly ruled out at that speed."""
+    rare in prose, so a literal like ``**`` or ``答案`` is mostly ruled out at that speed.
+
+    Not a character whose ``memchr`` would stop all the time: CPython looks for a character of a
+    two-byte string by its low byte, over the string's bytes, so one whose low byte is an ASCII
+    letter or digit, or the high byte of a CJK ideograph (0x4E-0x9F), stops at nearly every
+    character of a mixed text (正 is 0x6B63: each "c"); the literal's own prefix search, which
+    compares whole characters, is cheaper than that.
+
+    >>> _prechecks("**"), _prechecks("最终"), _prechecks("正确"), _prechecks("选")
+    (('*',), ('最', '终'), (), ())
+    """
     if len(literal) < 2:
         return ()
-    return tuple(dict.fromkeys(c for c in literal if not (c.isascii() and c.isalnum())))
+    return tuple(dict.fromkeys(c for c in literal if not (c.isascii() and c.isalnum()) and not _stops_often(c)))
+
+
+def _stops_often(char: str) -> bool:
+    """Whether a two-byte character's low byte is an ASCII letter or digit or a CJK high byte."""
+    low = ord(char) & 0xFF
+    return 0xFF < ord(char) < 0x10000 and ((chr(low).isascii() and chr(low).isalnum()) or 0x4E <= low <= 0x9F)
 
 
 @lru_cache(maxsize=64)
@@ -644,7 +672,8 @@ def extract_answer_marker(
                 continue
             if params.justification == "cut":
                 end = _justification_start(text, begin, end, timeout=timeout)
-            if params.conflict == "keep" and compile_pattern(RETRACTION).search(text, end):
+            # a retraction is never empty: none starts at the end of the text
+            if params.conflict == "keep" and end < len(text) and _RETRACTION_SEARCH(text, end):
                 end = len(text)  # taken back later ("Wait, that is wrong."): the parser reads on
             if params.conflict == "keep" and index > 0:
                 return text[min(m.start() for m in matches[: index + 1]) : end].strip()
@@ -792,8 +821,16 @@ def _outside_code(text: str, matches: list[regex.Match[str]]) -> list[regex.Matc
 
 
 def _skip_decoration(text: str, pos: int) -> int:
-    found = compile_pattern(_DECORATION).match(text, pos)
-    return found.end() if found is not None else pos
+    # the pattern matches (maybe empty) at any place: past one that is no space or colon, empty
+    # (every character regex's \s matches is a str.isspace one: a test checks every code point)
+    if pos < len(text) and (text[pos].isspace() or text[pos] in ":："):
+        return _DECORATION_RUN(text, pos).end()  # type: ignore[union-attr]
+    return pos
+
+
+_DECORATION_RUN: Final = compile_pattern(_DECORATION).match
+_BLANK_LINE_SEARCH: Final = compile_pattern(_BLANK_LINE).search
+_RETRACTION_SEARCH: Final = compile_pattern(RETRACTION).search
 
 
 def _answer_span(text: str, match: regex.Match[str]) -> tuple[int, int]:
@@ -810,7 +847,8 @@ def _answer_span(text: str, match: regex.Match[str]) -> tuple[int, int]:
     begin = _skip_decoration(text, match.end())
     if run and text.startswith(run, begin):  # the marker's own bold closes: **Answer:** B
         begin = _skip_decoration(text, begin + len(run))
-    blank = compile_pattern(_BLANK_LINE).search(text, begin)
+    newline = text.find("\n", begin)  # a blank line starts with one: none after begin, no search
+    blank = _BLANK_LINE_SEARCH(text, newline) if newline >= 0 else None
     end = blank.start() if blank is not None else len(text)
     while end > begin and text[end - 1].isspace():
         end -= 1
