@@ -8,8 +8,11 @@ every hash and the structure stage's canonical form use.
 from __future__ import annotations
 
 import json
+import json.decoder
+import json.encoder
 import math
 import operator
+from collections.abc import Callable
 from itertools import accumulate
 from typing import Any, Final
 
@@ -132,6 +135,54 @@ _SORTED_VALUE: Final = json.JSONEncoder(
     sort_keys=False, check_circular=False, separators=(",", ":"), ensure_ascii=False, allow_nan=False
 )
 
+#: What ``JSONDecoder.decode`` skips before and after the value (its own pattern).
+_WHITESPACE: Final = json.decoder.WHITESPACE.match  # type: ignore[attr-defined]  # (not in typeshed)
+
+
+def _decode(decoder: json.JSONDecoder, text: str) -> Any:
+    """``decoder.decode(text)``: the same steps, errors and positions, without the two Python
+    calls (``decode``, ``raw_decode``) around the scanner.
+
+    >>> _decode(_STRICT, ' [1, {"a": null}] ')
+    [1, {'a': None}]
+    >>> _decode(_STRICT, "[1] x")
+    Traceback (most recent call last):
+    ...
+    json.decoder.JSONDecodeError: Extra data: line 1 column 5 (char 4)
+    """
+    try:
+        value, end = decoder.scan_once(text, _WHITESPACE(text, 0).end())  # type: ignore[attr-defined]
+    except StopIteration as err:
+        raise json.JSONDecodeError("Expecting value", text, err.value) from None
+    end = _WHITESPACE(text, end).end()
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
+
+
+def _sorted_writer() -> Callable[[Any], str]:
+    """``_SORTED_VALUE.encode``, its C encoder built once.
+
+    ``JSONEncoder.encode`` writes a ``str`` with ``encode_basestring`` and anything else with a
+    C encoder that ``iterencode`` builds on every call from the encoder's settings (no marker
+    dict: ``check_circular`` is off, so the encoder keeps no state between calls); this builds
+    it once from the same settings.  Without the C encoder: ``_SORTED_VALUE.encode`` itself.
+    """
+    make = json.encoder.c_make_encoder  # type: ignore[attr-defined]  # (not in typeshed)
+    if make is None:  # pragma: no cover - CPython always has it
+        return _SORTED_VALUE.encode
+    chunks = make(None, _SORTED_VALUE.default, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+    encode_string = json.encoder.encode_basestring
+    join = "".join
+
+    def write(value: Any) -> str:
+        return encode_string(value) if isinstance(value, str) else join(chunks(value, 0))
+
+    return write
+
+
+_write_sorted: Final = _sorted_writer()
+
 #: Values :func:`write_canonical` read, by the canonical text it wrote for each: at most
 #: :data:`_HANDOFF_SIZE` (emptied when full), each taken at most once (by :func:`read_canonical`),
 #: so no value is ever handed to two callers.
@@ -190,7 +241,7 @@ def _load(text: str, limits: JsonLimits | None, decoder: json.JSONDecoder, take:
     try:
         if text.startswith("\ufeff"):  # refused before decoding, as json.loads does
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-        return decoder.decode(text)
+        return _decode(decoder, text)
     except json.JSONDecodeError as exc:
         raise RejectText(
             st.INVALID, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (char {exc.pos})"
@@ -227,7 +278,7 @@ def load_stated_json(text: str, limits: JsonLimits | None = None, *, timeout: fl
 
 
 def _load_stated(text: str, limits: JsonLimits | None, decoder: json.JSONDecoder, take: bool, timeout: float) -> Any:
-    if not text.strip():
+    if not text or text.isspace():  # = not text.strip(), with no copy (strip removes what isspace counts)
         raise RejectText(st.NO_ANSWER, "the output is empty")
     try:
         return _load(text, limits, decoder, take, timeout)
@@ -252,7 +303,7 @@ def write_canonical(text: str, limits: JsonLimits | None = None, *, timeout: flo
     {'a': 'é', 'b': [1.5, {'c': None, 'd': 1}]}
     """
     value = _load_stated(text, limits, _STRICT_SORTED, False, timeout)
-    written = _SORTED_VALUE.encode(value)  # = canonical_json(value): see _SORTED_VALUE
+    written = _write_sorted(value)  # = canonical_json(value): see _SORTED_VALUE
     if len(_HANDOFF) >= _HANDOFF_SIZE:
         _HANDOFF.clear()  # (values dropped unread are simply never handed out)
     _HANDOFF[written] = value

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
@@ -79,6 +80,64 @@ def test_extract_json_block_equals_the_oracle(text: str) -> None:
         ), alternatives
 
 
+_ITEMS = (
+    '"k": 1', '"k": True', '"k": None', '"k": "v"', '"k": [1, 2]', '"k": [1,2]', '"k": "引号“内”"', '"k": []', '"k": {}',
+    '"k": "[x]"', '"k": "{"', '"k": "it\'s"', "'k': 1", '"k": ["a"]', '"k": [True]', '"k": [[1]]', '"k": "a\\"b"',
+    '"k": {"a": 1}', '"k": [1, 2] or [3]', "'\"'", "'\"': [2]", '"\n```json\n"',
+    '"\n```\n"', '"\n~~~\n"', "\n```\n", "\n", "\n   ```\n", "```", '"k" 1', '"k": "', "1", "[1, 2]", "True", '"True"', "\\", "]", "{",
+)
+
+
+@hs.composite
+def _one_value_texts(draw: hs.DrawFn) -> str:
+    """The shape the one-value screen passes: prose, then a fence holding one object or array
+    whose only inner brackets are flat pairs (mostly one same text), then maybe more; with
+    near misses (a quote or backslash in a pair, two different pairs, a bracket in a string)."""
+    items = draw(hs.lists(hs.sampled_from(_ITEMS), max_size=12))
+    sep = draw(hs.sampled_from([", ", ",", ",\n  ", " "]))
+    body = "{" + sep.join(items) + "}" if draw(hs.booleans()) else "[" + sep.join(items) + "]"
+    fence = draw(hs.sampled_from(["```json\n", "```\n", "~~~json\n", "", "```python\n", "```JSON\n", "```json ", "~~~ "]))
+    close = draw(hs.sampled_from(["\n```\n", "\n~~~", "", "\n```"]))
+    return draw(_PROSE_OR_BLOCKS) + fence + body + close + draw(_PROSE_OR_BLOCKS)
+
+
+#: Texts from the block pieces, or from those of them with no bracket (prose around one value).
+_PROSE_OR_BLOCKS = hs.one_of(
+    _BLOCK_TEXTS,
+    hs.lists(hs.sampled_from([p for p in _BLOCK_PIECES if not set(p) & set("[]{}")]), max_size=20).map("".join),
+)
+
+
+@given(_one_value_texts())
+@settings(max_examples=2000, deadline=None)
+@example('Sure:\n```json\n{"k0": True, "k1": [1, 2], "k2": "v", "k3": [1, 2]}\n```\n')
+@example('```json\n{"a": [1], "b": [1]}\n```')
+@example('```json\n{"a": [1], "or": True, "b": [2]}\n```')
+@example('```json\n["[", [1]]\n```')
+@example("""```json\n{'"', "x": [1], '"': [2]}\n```""")
+@example('{"a": "\n```json\n", "b": [1]}\n```')
+@example('```json {"a": [1],\n"b": [1]}\n```')
+@example('```json\n[\\]\n```')
+@example('```json\n{"a\\": [1], "b": [1]}\n```')
+@example('```json\n{"a": [1],\n```\n"b": [1]}\n')
+def test_one_value_screen_is_sound(text: str) -> None:
+    """Where the screen passes, the scan's spans are the hull's and flat ones inside it, all one
+    text, and the stated-value pass finds nothing; the rule's output is the oracle's."""
+    hull = extract._hull(text, 0, len(text))
+    if extract._one_value(text, hull):
+        spans = oracle.balanced_spans(text, 0, len(text))
+        assert spans[0] == hull
+        inner = {text[a:b] for a, b in spans[1:]}
+        assert all(hull[0] < a < b < hull[1] for a, b in spans[1:]) and len(inner) <= 1
+        assert oracle._stated_json_span(text) is None
+        assert extract._starts_like_json(text, hull) == bool(regex.compile(extract._JSON_START).match(text, hull[0] + 1, hull[1]))
+    for alternatives in ("first", "contradictory"):
+        params = extract.JsonBlockParams(alternatives=alternatives)
+        assert _outcome(extract.extract_json_block, text, params) == _outcome(
+            oracle.extract_json_block, text, alternatives
+        ), alternatives
+
+
 @given(_BLOCK_TEXTS, hs.integers(0, 60), hs.integers(0, 60))
 @settings(max_examples=1500, deadline=None)
 def test_region_spans_equal_the_scan_of_the_region(text: str, cut_start: int, cut_end: int) -> None:
@@ -120,6 +179,12 @@ _LITERAL_PIECES = (
 @settings(max_examples=2000, deadline=None)
 @example('{"k0": True, "k1": None, "k2": "v", "k3": [1, 2]}')
 @example('"a"True"b"')
+@example('{"a": True, "b": "True"}')
+@example('[True\u0301, None]')
+@example('[xTrue, None]')
+@example('[None, False_]')
+@example('{"a": None, "b": "x"None}')
+@example('{"a": True, "b": "None')
 def test_coerce_python_literals_equals_the_oracle(text: str) -> None:
     for quoted in (True, False):
         params = structure.CoerceLiteralsParams(quoted=quoted)
@@ -216,3 +281,38 @@ def test_find_fences_equals_the_regex_module_scan(text: str) -> None:
     """The fence patterns now run on the stdlib ``re`` engine, found from line-break locators."""
     fast = [(f.start, f.end, f.content_start, f.content_end, f.lang, f.closed) for f in _fences._fences(text)]
     assert fast == oracle.find_fences(text)
+
+
+@given(hs.one_of(_VALUES, _WORDS, hs.floats(allow_nan=True), hs.integers()))
+@settings(max_examples=800, deadline=None)
+@example(float("nan"))
+@example("é\n\"\\")
+def test_the_prebuilt_sorted_writer_is_the_encoder(value: Any) -> None:
+    """The C encoder built once writes what ``JSONEncoder.encode`` writes, and refuses what it refuses."""
+    assert _outcome_of(_json._write_sorted, value) == _outcome_of(_json._SORTED_VALUE.encode, value)
+
+
+@given(hs.one_of(
+    _VALUES.map(lambda v: json.dumps(v, allow_nan=True)),
+    hs.lists(hs.sampled_from(_PARSE_PIECES), max_size=25).map("".join),
+))
+@settings(max_examples=800, deadline=None)
+@example("")
+@example(" [1] x")
+@example("\u3000[1]")
+def test_decode_is_the_decoders_decode(text: str) -> None:
+    for decoder in (_json._STRICT, _json._STRICT_SORTED):
+        assert _outcome_of(_json._decode, decoder, text) == _outcome_of(decoder.decode, text)
+
+
+def _outcome_of(fn: Any, *args: Any) -> Any:
+    """The value (written with its key order and types), or the error's type and message."""
+    try:
+        return _ordered(fn(*args))
+    except (ValueError, RecursionError, RejectText) as error:
+        return (type(error).__name__, str(error))
+
+
+def test_isspace_is_what_strip_removes() -> None:
+    """``not text or text.isspace()`` stands for ``not text.strip()``: every code point."""
+    assert all(chr(c).isspace() == (chr(c).strip() == "") for c in range(0x110000))

@@ -24,7 +24,7 @@ def parse_json_value(text: str, params: JsonLimits, ctx: ParseContext) -> Parsed
     >>> parse_json_value("", JsonLimits(), ParseContext()).status
     'no_answer'
     """
-    if not text.strip():
+    if not text or text.isspace():  # = not text.strip(), with no copy
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
     try:
         value = read_canonical(text, params, timeout=ctx.timeout)  # (parse_json's value, if it wrote the text)

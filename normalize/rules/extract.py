@@ -1081,11 +1081,12 @@ class _Scan:
     in every entry) is decoded once.
     """
 
-    __slots__ = ("decoded", "hull", "spans", "text")
+    __slots__ = ("decoded", "hull", "single", "spans", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.hull: _Span | None = None  # the whole text's bracket hull, once known
+        self.single: _Span | None = None
         self.spans: dict[_Span, list[_Span]] = {}
         self.decoded: dict[_DecodedKey, tuple[Any] | None] = {}
 
@@ -1137,8 +1138,17 @@ def extract_json_block(
     ...
     normalize.errors.RejectText: contradictory: the output offers different JSON values as alternatives: {"a":1} and {"a":2}
     """
+    whole = _hull(text, 0, len(text))
+    single = whole if _one_value(text, whole) else None
+    if single is not None and _fences_cannot_cut(text, *single) and _starts_like_json(text, single):
+        # The stated pass finds nothing (_one_value); every fence's content holds the hull or
+        # none of it, so each search below returns the hull's span or nothing, the whole text
+        # its span (see _first_json_span): that span, with no fence scan.
+        check_budget()  # where the fence scan would check it first
+        return text[single[0] : single[1]]
     scan = _Scan(text)
-    if params.alternatives == "contradictory":
+    scan.hull, scan.single = whole, single
+    if single is None and params.alternatives == "contradictory":
         stated = _stated_json_span(scan, timeout=timeout)
         if stated is not None:
             return text[stated[0] : stated[1]]
@@ -1247,6 +1257,18 @@ def _clip(text: str, limit: int = 60) -> str:
 
 
 def _first_json_span(scan: _Scan, start: int, end: int) -> _Span | None:
+    single = scan.single
+    if (
+        single is not None
+        and start <= single[0]
+        and single[1] <= end
+        and _starts_like_json(scan.text, single)
+    ):
+        # the region holds the hull: its spans are the text's, the hull's span first, every
+        # other inside it (_one_value).  The loop below would decode the hull's span and, if it
+        # parses, return it; if not, skip the rest (inside it) and return it as the first
+        # span that starts like JSON.  Either way: that span, with no decoding.
+        return single
     spans = _region_spans(scan, start, end)
     if not spans:
         return None
@@ -1282,6 +1304,67 @@ def _first_json_span(scan: _Scan, start: int, end: int) -> _Span | None:
         if looks_like_json.match(text, span[0] + 1, span[1]):
             return span
     return None
+
+
+#: Inside the outermost bracket: no bracket and no single quote outside strings, whole
+#: double-quoted strings with no backslash (stdlib ``re``, possessive: linear).
+_GAP: Final = r"""[^\[\]{}"']*+(?:"[^"\\]*+"[^\[\]{}"']*+)*+"""
+#: A flat bracket pair with no quote inside (so no string: what it holds is what the scan skips).
+_FLAT: Final = r"""\[[^\[\]{}"']*+\]|\{[^\[\]{}"']*+\}"""
+#: One bracket pair holding flat pairs that are all one same text (backreference), and
+#: between them only what :data:`_GAP` allows.
+_ONE_VALUE: Final = re.compile(
+    rf"\{{{_GAP}(?:(?P<a>{_FLAT}){_GAP}(?:(?P=a){_GAP})*+)?\}}|\[{_GAP}(?:(?P<b>{_FLAT}){_GAP}(?:(?P=b){_GAP})*+)?\]"
+)
+
+
+def _one_value(text: str, hull: _Span) -> bool:
+    """Whether the text's bracket spans are its hull's span and flat spans inside it that are
+    all one same text, by one C-level match of the hull (``hull``: :func:`_hull` of the text).
+
+    Proof: :func:`_balanced_spans` of the hull (the whole text's, see :func:`_region_spans`)
+    pushes the hull's opener, then reads tokens.  Where :data:`_ONE_VALUE` matches, the tokens
+    are: stretches with no bracket and no ``'`` outside strings, and strings with no backslash
+    (each skipped whole, as ``_SKIPPED`` does: the same quote pairs), flat pairs (one span
+    each), and last the hull's closer, which matches its opener: one span for the hull, the
+    stack empty at the hull's end, nothing more to scan.  So no span lies outside the hull's,
+    and :func:`_stated_json_span` collects at most one text (the hull's when it parses, else
+    those of the flat spans that parse, all the same): it returns None.
+    """
+    return hull[0] != hull[1] and _ONE_VALUE.fullmatch(text, *hull) is not None
+
+
+#: What can follow a bracket for :data:`_JSON_START` to match right there (``\s*`` empty).
+_VALUE_OPENERS: Final = frozenset('"{[]}-.0123456789')
+
+
+def _starts_like_json(text: str, span: _Span) -> bool:
+    """``looks_like_json`` of :func:`_first_json_span` for a span: :data:`_JSON_START` matches
+    after its opener (a character that pattern opens with is proof enough, with no regex call)."""
+    return text[span[0] + 1] in _VALUE_OPENERS or compile_pattern(_JSON_START).match(text, span[0] + 1, span[1]) is not None
+
+
+def _fences_cannot_cut(text: str, start: int, end: int) -> bool:
+    """Whether no fence's content can start or end strictly inside ``text[start:end]`` (so each
+    holds all of it or none of it), with ``text[start]`` a bracket and ``text[end - 1]`` the
+    text's last bracket.
+
+    A content starts after the line break that ends its opening line, and (when not empty) ends
+    at the line break before its closing line.  So with no line break inside, neither can
+    happen.  Else, a fence line that starts inside holds its run of three backticks or tildes
+    inside (a closing line, holding no bracket, ends before ``end - 1``), and an opening line
+    that starts before ``start`` and ends inside holds its run before ``start`` on that line.
+
+    >>> _fences_cannot_cut('{"a": 1}', 0, 8), _fences_cannot_cut('{"a": "\\n```\\n"}', 0, 14)
+    (True, False)
+    """
+    if text.find("\n", start, end) < 0:
+        return True
+    line = text.rfind("\n", 0, start) + 1
+    return all(text.find(run, line, end) < 0 for run in _FENCE_RUNS)
+
+
+_FENCE_RUNS: Final = ("```", "~~~")
 
 
 def _region_spans(scan: _Scan, start: int, end: int) -> list[_Span]:

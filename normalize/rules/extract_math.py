@@ -37,7 +37,7 @@ import regex
 from pydantic import Field, field_validator
 
 from normalize import status as st
-from normalize._literals import entangled, fold, project
+from normalize._literals import entangled, fold, project, text_locator_source
 from normalize._numbers import to_fraction
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
@@ -430,17 +430,20 @@ def _next_match(
     pos: int,
     end: int,
     timeout: float,
+    shift: int = 0,
 ) -> regex.Match[str] | None:
     """The leftmost match of ``compiled`` in ``text[:end]`` at ``pos`` or later (what
     ``search`` gives), tried only where ``locator`` hits or one of ``anchors`` occurs in
     ``haystack`` (the text projected, or itself, position for position); after a few misses,
-    one scan.  ``end`` is an ``endpos``: the text is read as if it ended there."""
+    one scan.  ``end`` is an ``endpos``: the text is read as if it ended there.  A locator
+    that hits ``shift`` characters into its literal (``_Plan.shift``) is searched from
+    ``pos + shift``, and its hit moved back by as much."""
     if locator is not None:
         for _ in range(_MAX_TRIES):
-            hit = locator.search(haystack, pos, end)
+            hit = locator.search(haystack, pos + shift, end)
             if hit is None:
                 return None
-            at = hit.start()
+            at = hit.start() - shift
             match = compiled.match(text, at, end, timeout=timeout)
             if match is not None:
                 return match
@@ -477,7 +480,7 @@ def _plan_matches(
     """
     text, projected, seen = scan.text, scan.projected(), scan.seen
     floors = _joint_floors(plans, projected, end, seen) if len(plans) > 1 else {}
-    finders: list[tuple[regex.Pattern[str], re.Pattern[Any] | None, tuple[bytes, ...] | None, Any, int]] = []
+    finders: list[tuple[regex.Pattern[str], re.Pattern[Any] | None, tuple[bytes, ...] | None, Any, int, int]] = []
     for plan in plans:
         start = 0
         if plan.start_key is not None:
@@ -485,30 +488,30 @@ def _plan_matches(
             if start < 0:
                 continue  # every locator hit starts with it: no hit
         if plan.projected_locator is not None:
-            finders.append((plan.compiled, plan.projected_locator, None, projected, start))
+            finders.append((plan.compiled, plan.projected_locator, None, projected, start, plan.shift))
         elif plan.raw_locator is not None:
-            finders.append((plan.compiled, plan.raw_locator, None, text, start))
+            finders.append((plan.compiled, plan.raw_locator, None, text, start, 0))
         else:
-            finders.append((plan.compiled, None, plan.projected_anchors, projected, 0))
+            finders.append((plan.compiled, None, plan.projected_anchors, projected, 0, 0))
     found: list[regex.Match[str]] = []
     if len(finders) == 1:
-        compiled, locator, anchors, haystack, at = finders[0]
+        compiled, locator, anchors, haystack, at, shift = finders[0]
         while True:
-            match = _next_match(compiled, locator, anchors, text, haystack, at, end, timeout)
+            match = _next_match(compiled, locator, anchors, text, haystack, at, end, timeout, shift)
             if match is None:
                 return found
             at = match.end()
             if at == match.start():
                 return None
             found.append(match)
-    upcoming = [_next_match(c, loc, anc, text, hay, at, end, timeout) for c, loc, anc, hay, at in finders]
+    upcoming = [_next_match(c, loc, anc, text, hay, at, end, timeout, sh) for c, loc, anc, hay, at, sh in finders]
     pos = 0
     while True:
         best: regex.Match[str] | None = None
         for index, match in enumerate(upcoming):
             if match is not None and match.start() < pos:  # overtaken: search on from pos
-                compiled, locator, anchors, haystack, at = finders[index]
-                match = _next_match(compiled, locator, anchors, text, haystack, max(pos, at), end, timeout)
+                compiled, locator, anchors, haystack, at, shift = finders[index]
+                match = _next_match(compiled, locator, anchors, text, haystack, max(pos, at), end, timeout, shift)
                 upcoming[index] = match
             if match is not None and (best is None or match.start() < best.start()):
                 best = match  # on a tie the earlier pattern, as the alternation tries it first
@@ -533,7 +536,12 @@ def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str
     for key, group in groups.items():
         if len(group) < 2:
             continue
-        joint = _joint_locator(key, tuple(plan.projected_locator.pattern for plan in group if plan.projected_locator))
+        # the plain locators (a plan's own may start from its literal's rarest letter, shifted)
+        sources = [text_locator_source(plan.pattern) for plan in group]
+        plain = tuple(source for source in sources if isinstance(source, bytes))
+        if len(plain) < len(sources):
+            continue
+        joint = _joint_locator(key, plain)
         if joint is None:
             continue
         hit = joint.search(projected, max(0, seen.get(key, 0)), end)

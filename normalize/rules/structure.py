@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
@@ -251,6 +252,20 @@ _LITERAL_WORDS: Final = tuple(
 )
 
 
+#: What may not stand next to a literal on the fast path: all but " \t\n\r", JSON's
+#: punctuation and ``"`` (no word characters, so ``\\b`` holds beside them).
+_NOT_AROUND: Final = r'[^ \t\n\r:,\[\]{}"]'
+#: A text (no backslash, no single quote: its strings are quote pairs) in which no string holds
+#: ``True``, ``False`` or ``None`` and every one of them outside strings has, on each side, the
+#: text's edge or one of :data:`_NOT_AROUND`'s characters.  Outside strings a ``T``/``F``/``N``
+#: is passed over only when it starts no literal, so each literal is met by the literal branch;
+#: inside, only when it starts none.  Stdlib ``re``, possessive: linear.
+_BARE_LITERALS: Final = re.compile(
+    r'(?:[^"TFN]++|"(?:[^"TFN]++|T(?!rue)|F(?!alse)|N(?!one))*+"'
+    rf"|(?<!{_NOT_AROUND})(?:True|False|None)(?!{_NOT_AROUND})|T(?!rue)|F(?!alse)|N(?!one))*+"
+)
+
+
 def _replace_literals(text: str) -> str:
     """``True``/``False``/``None`` outside strings → ``true``/``false``/``null``: the one-pass
     scan of :data:`_PY_LITERAL` (strings skipped whole, a literal replaced where it stands).
@@ -268,6 +283,13 @@ def _replace_literals(text: str) -> str:
     if "True" not in text and "False" not in text and "None" not in text:
         return text  # no literal to replace: the scan would give the text back
     if "\\" not in text and "'" not in text:
+        if _BARE_LITERALS.fullmatch(text) is not None:
+            # no string holds a literal, and every literal stands between characters that are
+            # no word characters: each \bword\b sub below would replace every occurrence
+            for word, json_word, _ in _LITERAL_WORDS:
+                if word in text:
+                    text = text.replace(word, json_word)
+            return text
         pieces = text.split('"')
         quotes = len(pieces) - 1
         inside = "\n".join(pieces[1 : quotes - quotes % 2 : 2])  # every string's content
