@@ -352,7 +352,7 @@ def _key_branches(tier: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     text only if one of these holds there.  A pattern without a screen gives ``()``: always.
 
     >>> _key_branches((r"final\s+answer", r"\*\*\s*final\s+answer\s*\*\*", "最终答案"))
-    (('final', 'answer'), ('最', '终', '答', '案', '最终答案'))
+    (('final', 'answer'), ('最', '终', '最终答案'))
     """
     plans, _ = _tier_plans(tier)
     branches: list[tuple[str, ...]] = []
