@@ -667,11 +667,11 @@ def extract_answer_marker(
                         _matches_from(plan, locator, None, text, projected, timeout, hit.start() - plan.shift, plan.shift)
                     )
                 continue
-            locator = plan.raw_locator
-            if locator is not None:
-                hit = locator.search(text, start)
-                if hit is not None:
-                    matches.extend(_matches_from(plan, locator, None, text, text, timeout, hit.start()))
+            raw_locator = plan.raw_locator
+            if raw_locator is not None:
+                raw_hit = raw_locator.search(text, start)
+                if raw_hit is not None:
+                    matches.extend(_matches_from(plan, raw_locator, None, text, text, timeout, raw_hit.start()))
                 continue
             matches.extend(_matches_from(plan, None, plan.projected_anchors, text, projected, timeout))
         if not matches:
