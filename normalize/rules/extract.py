@@ -655,25 +655,8 @@ def extract_answer_marker(
                     continue  # no alternative can match: skip the pattern
             # every locator hit starts with start_key: none before its first place, if looked for
             start = 0 if plan.start_key is None else seen.get(plan.start_key, 0)
-            if start < 0:
-                continue
-            # _text_matches, its first locator search inlined: mostly it finds nothing, and then
-            # neither call is made (else it goes on from that hit: none lies before it)
-            locator = plan.projected_locator
-            if locator is not None:
-                hit = locator.search(projected, start + plan.shift)
-                if hit is not None:
-                    matches.extend(
-                        _matches_from(plan, locator, None, text, projected, timeout, hit.start() - plan.shift, plan.shift)
-                    )
-                continue
-            raw_locator = plan.raw_locator
-            if raw_locator is not None:
-                raw_hit = raw_locator.search(text, start)
-                if raw_hit is not None:
-                    matches.extend(_matches_from(plan, raw_locator, None, text, text, timeout, raw_hit.start()))
-                continue
-            matches.extend(_matches_from(plan, None, plan.projected_anchors, text, projected, timeout))
+            if start >= 0:
+                matches.extend(_text_matches(plan, text, projected, timeout, start))
         if not matches:
             continue
         if fences is None:
