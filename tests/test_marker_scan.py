@@ -207,6 +207,13 @@ def _outcome(fn: object, *args: object) -> object:
 
 @given(_MARKER_TEXTS, hs.integers(0, len(_SHIPPED) - 1))
 @settings(max_examples=1500, deadline=None)
+# the inlined first locator search: a shifted locator's first hit no match ("answering"), a hit
+# that is one, a raw (non-ASCII) locator's hit, an anchored plan, and no hit after the screen
+@example("answering well. The answer is (B).", 0)
+@example("Answer: A\nanswer: B", 0)
+@example("因此答案是 42，答案：43", 0)
+@example("the right choice is C, the correct option is D", 0)
+@example("final thoughts on the answer", 0)
 def test_answer_marker_equals_the_oracle_with_shipped_tiers(text: str, which: int) -> None:
     params = _SHIPPED[which]
     variants = [
