@@ -2,6 +2,9 @@
 
 * the ``math`` parser's plain-number reader (:func:`normalize._mathvalue._read_plain`) against
   the general reader (:func:`normalize._mathvalue._read_general`) on generated number-like texts;
+* its spelling-only twin :func:`normalize._mathvalue.plain_canonical` against it, and
+  ``parse_math`` with its plain-number short cut against ``parse_math`` without it (every
+  note the chain leaves, boxes, hedges, calculator annotations, invisible characters);
 * ``extract_math_answer`` against a copy of its previous algorithm (tests/_oracles/math.py) on
   generated solutions: several boxes, nested braces, ``####`` twice, markers of several tiers,
   fences, Chinese markers, a final-answer sentence after a box, contradictory answers.
@@ -10,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as hs
@@ -19,6 +23,7 @@ from normalize import load_pack
 from normalize._literals import fold, project, text_locator_source
 from normalize.errors import RejectText
 from normalize.parsers import _math
+from normalize.registry import ParseContext
 from normalize.rules import extract_math
 from normalize.rules.extract import _alternation
 from tests._oracles import math as oracle
@@ -65,6 +70,51 @@ def test_plain_number_reader_equals_the_general_reader(s: str) -> None:
     if fast is not None:  # the fast path answers only what the general path answers the same
         assert fast == _general(s), s
         assert fast.canonical == mv._read(s, 2.0).canonical
+
+
+@given(hs.one_of(_NUMBER_LIKE, _SHAPED))
+@settings(max_examples=3000, deadline=None)
+@example("-0.00")
+@example("$-0.$")
+@example("\\frac{0}{5}")
+@example("-\\frac{0}{5}")
+@example("\\frac{6}{3}")
+@example("0007.2500")
+def test_plain_canonical_is_the_plain_readers_spelling(s: str) -> None:
+    read = mv._read_plain(s)
+    assert mv.plain_canonical(s) == (None if read is None else read.canonical), s
+
+
+# what may stand around a number the chain kept: boxes, hedges, calculator notes, invisible
+# characters, a percent, prose, a second number
+_AROUND = ("", " ", "\n", "\u200b", "\\boxed{", "}", "$", ".", "%", " or possibly ", " maybe", "<<2*3=6>>", " and ",
+           "x = ", "\\text{", " apples", "or", "\\fbox{", "\\(", "\\)", "1", ", ")
+_PARSER_TEXTS = hs.tuples(
+    hs.lists(hs.sampled_from(_AROUND), max_size=3).map("".join),
+    hs.one_of(_SHAPED, _NUMBER_LIKE),
+    hs.lists(hs.sampled_from(_AROUND), max_size=3).map("".join),
+).map("".join)
+_NOTES: tuple[dict[str, str], ...] = ({}, {"found_by": "last_number"}, {"found_by": "marker"}, {"found_by": "boxed"},
+          {"found_by": "marker", "statement": "paragraph"})
+
+
+@given(_PARSER_TEXTS, hs.sampled_from(_NOTES))
+@settings(max_examples=3000, deadline=None)
+@example("$61,260.", {})
+@example("\\boxed{-862}", {"found_by": "boxed"})
+@example("42.", {"found_by": "marker", "statement": "paragraph"})
+@example("\u200b7\u200b", {})
+def test_parse_math_short_cut_equals_the_general_path(text: str, notes: dict[str, str]) -> None:
+    params = _math.MathParams()
+
+    def parsed() -> tuple[object, ...]:
+        got = _math.parse_math(text, params, ParseContext(notes=notes))
+        return got.answer, got.status, got.reason, dict(got.extra)
+
+    fast = parsed()
+    with mock.patch.object(_math, "plain_canonical", lambda s: None):  # the general path only
+        general = parsed()
+    assert fast == general, text
 
 
 # --------------------------------------------------------------------------- extract_math_answer
