@@ -85,6 +85,15 @@ def test_plain_canonical_is_the_plain_readers_spelling(s: str) -> None:
     assert mv.plain_canonical(s) == (None if read is None else read.canonical), s
 
 
+def test_chinese_numeral_characters_are_never_ascii() -> None:
+    """``convert_chinese`` returns an ASCII text untouched without its scan: sound only while
+    no numeral character is ASCII."""
+    from normalize._numbers import CN_NUMERAL_CHARS, convert_chinese
+
+    assert CN_NUMERAL_CHARS and not any(c.isascii() for c in CN_NUMERAL_CHARS)
+    assert convert_chinese("答案是五") == "答案是5" and convert_chinese("x = 5") == "x = 5"
+
+
 # what may stand around a number the chain kept: boxes, hedges, calculator notes, invisible
 # characters, a percent, prose, a second number
 _AROUND = ("", " ", "\n", "\u200b", "\\boxed{", "}", "$", ".", "%", " or possibly ", " maybe", "<<2*3=6>>", " and ",
