@@ -54,6 +54,7 @@ from normalize.rules.extract import (
     _closing_brace,
     _outside_code,
     _Plan,
+    _plan,
     _tier_plans,
     marker_matches,
     resolve_answer_markers,
@@ -528,11 +529,25 @@ def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str
     (?:is|…)`` and ``answer\\s*[:：]``), where the first hit of any of them is (``-1``: none),
     by pattern: one scan of their joint locator (the literal, then either rest) instead of one
     scan each, which a text without their markers needs whole."""
+    floors: dict[str, int] = {}
+    for key, joint, members in _joint_groups(tuple([plan.pattern for plan in plans])):
+        hit = joint.search(projected, max(0, seen.get(key, 0)), end)
+        floor = -1 if hit is None else hit.start()
+        for pattern in members:
+            floors[pattern] = floor
+    return floors
+
+
+@lru_cache(maxsize=256)
+def _joint_groups(patterns: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[bytes], tuple[str, ...]], ...]:
+    """The groups :func:`_joint_floors` scans jointly among the plans of ``patterns`` (a plan is
+    its pattern's, :func:`_plan`: derived once for each set of live patterns): the shared
+    literal, the joint locator, the patterns of the group."""
     groups: dict[str, list[_Plan]] = {}
-    for plan in plans:
+    for plan in map(_plan, patterns):
         if plan.projected_locator is not None and plan.start_key is not None:
             groups.setdefault(plan.start_key, []).append(plan)
-    floors: dict[str, int] = {}
+    out: list[tuple[str, re.Pattern[bytes], tuple[str, ...]]] = []
     for key, group in groups.items():
         if len(group) < 2:
             continue
@@ -544,10 +559,8 @@ def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str
         joint = _joint_locator(key, plain)
         if joint is None:
             continue
-        hit = joint.search(projected, max(0, seen.get(key, 0)), end)
-        for plan in group:
-            floors[plan.pattern] = -1 if hit is None else hit.start()
-    return floors
+        out.append((key, joint, tuple(plan.pattern for plan in group)))
+    return tuple(out)
 
 
 @lru_cache(maxsize=256)
