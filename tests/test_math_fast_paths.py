@@ -94,6 +94,20 @@ def test_chinese_numeral_characters_are_never_ascii() -> None:
     assert convert_chinese("答案是五") == "答案是5" and convert_chinese("x = 5") == "x = 5"
 
 
+@given(hs.lists(hs.sampled_from(("{", "}", "\\", "a", "\n", " ", "\\frac", "{1}", "$", "é")), max_size=40).map("".join))
+@settings(max_examples=3000, deadline=None)
+@example("{\\frac{\\sqrt{\\sqrt{2}}}{2}}")
+@example("{\\}}")
+@example("{\\\\}}")
+@example("{a\\")
+def test_closed_group_end_equals_the_brace_walk(text: str) -> None:
+    from normalize.rules.extract import _closing_brace
+
+    for at, char in enumerate(text):
+        if char == "{":
+            assert extract_math._closed_group_end(text, at) == _closing_brace(text, at), (text, at)
+
+
 # what may stand around a number the chain kept: boxes, hedges, calculator notes, invisible
 # characters, a percent, prose, a second number
 _AROUND = ("", " ", "\n", "\u200b", "\\boxed{", "}", "$", ".", "%", " or possibly ", " maybe", "<<2*3=6>>", " and ",

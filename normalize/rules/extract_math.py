@@ -826,8 +826,23 @@ def _closer(text: str, boxes: int) -> Callable[[int], int | None]:
     a box name or a space, never a backslash, so it is never escaped); for many boxes (some
     may be unclosed, each read to the end) one pass over all braces."""
     if boxes <= _FEW_BOXES:
-        return lambda at: _closing_brace(text, at)
+        return lambda at: _closed_group_end(text, at)
     return _brace_pairs(text).get
+
+
+#: A brace group nested at most three deep, a backslash escaping the character after it (as
+#: :func:`_closing_brace` reads it); possessive: each character is read once, never again.
+_BRACE_GROUP: Final = re.compile(
+    r"\{(?:[^{}\\]++|\\.|\{(?:[^{}\\]++|\\.|\{(?:[^{}\\]++|\\.)*+\})*+\})*+\}", re.DOTALL
+)
+
+
+def _closed_group_end(text: str, at: int) -> int | None:
+    """:func:`_closing_brace`: one stdlib match for a group nested at most three deep (its
+    characters split into runs, escapes and groups one way only, so the first ``}`` at depth 0
+    ends both), else the brace walk."""
+    group = _BRACE_GROUP.match(text, at)
+    return group.end() - 1 if group is not None else _closing_brace(text, at)
 
 
 def _box_groups(text: str, boxes: list[_Statement], *, timeout: float) -> list[list[_Statement]]:
