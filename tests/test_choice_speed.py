@@ -9,6 +9,8 @@ the whole-statement fast path's own grammar and its near misses, several letters
 
 from __future__ import annotations
 
+import unicodedata
+
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as hs
@@ -104,6 +106,14 @@ _WORD_PIECES = (
     "so we think it's C", "so I'd say D", "So the", "so the answer", "so, the", "so [B]", "so 【C】", "so AB.",
     "so option B", "so it's", "so,\tthen", "so\u3000B", "so\n\nD", "so é", "soé",
     "optİon B", "eİther (C)", "OPTİON D", "both\tA", "I'll go\twith\nB", "I opt\u3000for (C)", "I'd\xa0choose D",
+    # what the unled screen reads: letters after sentence ends and lead words, glued leads, the
+    # characters the projection marks (? 。 、 】), capture follows
+    "?", "。", "、", "】", "【", "a.", " a.", "a)", "(a)", "b ,", "a。", "a】", "B】", "A?", "A 是", "A正确", "(B)是",
+    "then a.", "so a.", "option a.", "both A", "either A", "the a.", ". A", "。B", "!\n\nC", ";D", "？E",
+    "as follows", "answer is as followsB", "as followstherefore B", "maybeoption B", "perhapseither (C)",
+    "maybeB", "possiblyb.", "perhapsAB", "la réponse estC", "réponseest D", "respuestaes B", "antwort istnot A, sondern B",
+    "Antwort lautetC", "antwortistD", "answeris B", "optionis C", "answer isn't B", "mayBE", "MAYBEB", "iPhone", "DNA",
+    "I", "I think", "A small", "option is", "I opt for", "correct", "is the answer", "B is the correct answer",
 )
 # One statement (or near miss) for each pre-checked pattern: every pattern matches one of them
 # (a test checks it), and the generated texts mix them with the pieces above.
@@ -211,3 +221,75 @@ def test_prepare_text_like_the_old_one(text: str) -> None:
 def test_prepare_char_test_like_the_class_scan(text: str, pad: int) -> None:
     padded = "x" * pad + text
     assert _choice._holds_prepare_char(padded) == (_choice._PREPARE_CHARS.search(padded) is not None)
+
+
+# --------------------------------------------------------------------------- the unled screen
+# _choice._unled proves that no lead (marker, conclusion, hedge, weak marker) of a text is
+# followed by a letter token; the parser then reads only the before/weak patterns' own letters
+# and the whole output.  The differential tests above run the screen on every text they
+# generate (options as a count); these test its pieces and that it is taken.
+
+_LEAD_PATTERNS = (*_choice._MARKERS, *_choice._WEAK_MARKERS, *_choice._CONCLUSIONS, *_choice._HEDGES)
+
+
+@given(_PIECE_TEXTS)
+@settings(max_examples=3000, deadline=None)
+def test_no_lead_ends_where_the_screen_lets_a_letter_through(text: str) -> None:
+    """The lemma the screen rests on: right after every lead (and every negation after a marker)
+    the walk back of _after_no_lead finds a lead, so a letter token read there is never
+    dismissed — unless İ ı ſ K are in the text (the screen then refuses it)."""
+    text = _choice.prepare_text(text, timeout=1.0)
+    _, projected, folded = _choice._ascii_views(text)
+    if folded:
+        assert _choice._unled(text) is None
+        return
+    for pattern in _LEAD_PATTERNS:
+        for match in compile_pattern(pattern).finditer(text):
+            assert not _choice._after_no_lead(text, projected, match.end()), (pattern, text, match.span())
+            if pattern in _choice._MARKERS or pattern in _choice._WEAK_MARKERS:
+                negated = compile_pattern(_choice._NEGATED_START).match(text, match.end())
+                if negated is not None:
+                    assert not _choice._after_no_lead(text, projected, negated.end()), (pattern, text)
+
+
+@given(_PIECE_TEXTS, hs.integers(2, 26), hs.sampled_from(_CONFLICTS))
+@settings(max_examples=3000, deadline=None)
+def test_unled_texts_read_like_the_old_parser(text: str, count: int, conflict: str) -> None:
+    """Texts the screen passes (a lead-free body, then pieces) read as the old parser reads them."""
+    text = "so the model checks each step again. A small slip changes the result.\n\n" + text
+    new, old = _both(text, count, conflict)
+    assert new == old, (text, count, conflict)
+
+
+def test_unled_screen_is_taken_and_refused() -> None:
+    """The screen passes the texts it is for (so the tests above test the fast path) and refuses
+    a letter after a lead, also glued to it or behind the words _TOKEN reads before letters."""
+    body = "the model first checks each option carefully.\n我们先分析题目条件,然后逐步计算。\nagain a small step a.\n"
+    for tail in ("\n\nB", "\n\n(C)", "", "\nA small slip.", "\n\nb.", "option first a.", "I think.", "B)"):
+        assert _choice._unled(_choice.prepare_text(body + tail, timeout=1.0)) is not None, tail
+    assert _choice._unled("the end.\n\nB") == _choice._Unled(captures=False)
+    assert _choice._unled("the end. B is wrong") == _choice._Unled(captures=True)
+    refused = (
+        "so a.", "then B", "answer\n\nB", "maybeB", "perhapsb.", "maybeoption B", "as followsthen B", "答案是B",
+        "answer is option (C)", "so both A", "the correct one: B", "réponseest B", "antwort istnot A, sondern B", "answeris C",
+        "\\boxed{B}", "I choose B", "It must be B", "could be either C", "possibly, B", "选B", "答: C",
+    )
+    for text in refused:
+        assert _choice._unled(_choice.prepare_text(body + text, timeout=1.0)) is None, text
+
+
+def test_format_char_screen_keeps_every_format_character() -> None:
+    """_may_hold_format_char is False only for texts without a Unicode Cf character."""
+    for code in range(0x110000):
+        char = chr(code)
+        if unicodedata.category(char) == "Cf":
+            assert _choice._may_hold_format_char("x" + char + "我"), hex(code)
+    assert not _choice._may_hold_format_char("我们先分析题目条件,然后逐步计算。 plain ascii, Ünïcödé, Кириллица")
+
+
+def test_capture_follows_hold_every_ascii_blank() -> None:
+    """_CAPTURE_FOLLOWS holds every ASCII character the regex module's \\s matches."""
+    blank = regex.compile(r"\s")
+    for code in range(128):
+        if blank.match(chr(code)):
+            assert code in _choice._CAPTURE_FOLLOWS, hex(code)

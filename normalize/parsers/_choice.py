@@ -299,15 +299,25 @@ _LOWER_TABLE: Final = bytes(c + 0x20 if 0x41 <= c <= 0x5A else c for c in range(
 _FOLDS_TO_ASCII: Final = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
-@lru_cache(maxsize=8)
 def _projected(text: str) -> bytes:
     """``text`` as the pre-checks read it, one byte for each character: :func:`fold` of it (only
     done when it holds one of ``İ ı ſ K``, which ``(?i)`` matches to ASCII letters), ASCII letters
-    in lower case, other ASCII as it is, any other character ``?``.  An ASCII literal of the folded
-    text is one of this at the same place (a test checks that nothing else folds to ASCII)."""
+    in lower case, other ASCII as it is except ``?`` (``\x00``), ``。、】`` as ``\x01``, any other
+    character ``?``.  An ASCII literal of the folded text other than ``?`` is one of this at the
+    same place (a test checks that nothing else folds to ASCII)."""
+    return _ascii_views(text)[1]
+
+
+@lru_cache(maxsize=8)
+def _ascii_views(text: str) -> tuple[bytes, bytes, bool]:
+    """``text`` encoded one byte a character (``?`` as ``\x00``, ``。、】`` as ``\x01``, any other
+    non-ASCII character ``?``), :func:`_projected` of it, and whether it holds one of ``İ ı ſ K``
+    (then the projection is folded)."""
+    marked = text.replace("?", "\x00").replace("。", "\x01").replace("、", "\x01").replace("】", "\x01")
+    raw = marked.encode("ascii", "replace")
     if any(char in text for char in _FOLDS_TO_ASCII):
-        text = fold(text)
-    return text.encode("ascii", "replace").translate(_LOWER_TABLE)
+        return raw, fold(marked).encode("ascii", "replace").translate(_LOWER_TABLE), True
+    return raw, raw.translate(_LOWER_TABLE), False
 
 
 @lru_cache(maxsize=8)
@@ -525,6 +535,11 @@ def _open(plan: _Plan, text: str, projected: bytes, whole_text: bool) -> bool:
         for alternatives in plan.words:
             if present.isdisjoint(alternatives):
                 return False
+    return _open_needs(plan, text, projected)
+
+
+def _open_needs(plan: _Plan, text: str, projected: bytes) -> bool:
+    """Whether ``plan``'s literal needs pass."""
     for ascii_literals, other_literals in plan.needs:  # loops, not any(...): ~20 times a row
         for literal in other_literals:
             if literal in text:
@@ -538,13 +553,29 @@ def _open(plan: _Plan, text: str, projected: bytes, whole_text: bool) -> bool:
     return True
 
 
-def _open_patterns(text: str, projected: bytes, patterns: tuple[str, ...]) -> list[str]:
+def _open_patterns(
+    text: str, projected: bytes, patterns: tuple[str, ...], *, screened: bool = False
+) -> list[str]:
     """The ``patterns`` whose word gates and literal needs pass on the whole ``text`` (one call
-    for a tier instead of one scan call for each of its patterns)."""
+    for a tier instead of one scan call for each of its patterns).  ``screened``: a pattern
+    whose screens have no guard is first tried on them (a search each) and dropped when none
+    finds anything, as :func:`_finditer` would — before the word gates, whose word set
+    (:func:`_words`) costs more than those searches when no other pattern has built it."""
     open_ = []
     for pattern in patterns:
         plan = _PLANS.get(pattern)
-        if plan is None or _open(plan, text, projected, True):
+        if plan is None:
+            open_.append(pattern)
+            continue
+        if screened and plan.screens is not None and all(guard is None for guard, _ in plan.screens):
+            if not _open_needs(plan, text, projected):
+                continue
+            for _, screen in plan.screens:
+                if screen.search(projected) is not None:
+                    break
+            else:
+                continue
+        if _open(plan, text, projected, True):
             open_.append(pattern)
     return open_
 
@@ -654,13 +685,27 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
             return _decide_one(LETTERS.index(whole["b"] or whole["q"] or whole["l"]), count)
     norm_options = tuple(normalize_option(o, timeout=timeout) for o in texts) if texts else ()
 
-    readers: tuple[Callable[[], list[_Statement]], ...] = (
-        lambda: _marker_statements(prepared, count, norm_options, timeout),
-        lambda: _led_statements(prepared, _CONCLUSIONS, count, norm_options, timeout),
-        lambda: _led_statements(prepared, _HEDGES, count, norm_options, timeout),
-        lambda: _weak_statements(prepared, count, norm_options, timeout),
-        lambda: _whole_statements(prepared, count, norm_options, timeout),
-    )
+    unled = None if texts else _unled(prepared)
+    if unled is not None:
+        # No marker, conclusion, hedge or weak marker leads to a letter (proof at _unled): only
+        # the letters the before/weak patterns hold and the whole output can state one; those
+        # patterns that need an upper-case letter with a blank or CJK after it, only if one is.
+        captures = unled.captures
+        readers: tuple[Callable[[], list[_Statement]], ...] = (
+            (lambda: _marker_statements(prepared, count, norm_options, timeout, led=False)) if captures else list,
+            list,
+            list,
+            lambda: _weak_statements(prepared, count, norm_options, timeout, led=False, captures=captures),
+            lambda: _whole_statements(prepared, count, norm_options, timeout),
+        )
+    else:
+        readers = (
+            lambda: _marker_statements(prepared, count, norm_options, timeout),
+            lambda: _led_statements(prepared, _CONCLUSIONS, count, norm_options, timeout),
+            lambda: _led_statements(prepared, _HEDGES, count, norm_options, timeout),
+            lambda: _weak_statements(prepared, count, norm_options, timeout),
+            lambda: _whole_statements(prepared, count, norm_options, timeout),
+        )
     read: dict[int, list[_Statement]] = {}
 
     def tier(index: int) -> list[_Statement]:  # each tier read once, and only when needed
@@ -734,7 +779,8 @@ def prepare_text(text: str, *, timeout: float) -> str:
     '\\\\boxed{C}'
     """
     visible = text
-    if not text.isascii() and _MAYBE_FORMAT_CHAR.search(text) is not None:  # rare: the slow exact test
+    if not text.isascii() and _may_hold_format_char(text) and _MAYBE_FORMAT_CHAR.search(text) is not None:
+        # rare: the slow exact test
         visible = "".join(c for c in text if unicodedata.category(c) != "Cf")
     composed = unicodedata.normalize("NFKC", visible)
     if not _holds_prepare_char(composed):  # no quote to unify, no backslash, no mark: as it is
@@ -742,6 +788,22 @@ def prepare_text(text: str, *, timeout: float) -> str:
     folded = _QUOTE_TABLE.translate(composed)
     unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded) if "\\" in folded else folded
     return compile_pattern(_DECORATION).sub("", unwrapped) if _DECORATION_CHARS.search(unwrapped) else unwrapped
+
+
+#: UTF-8 bytes that start no format character (Unicode category Cf): every byte but the lead
+#: bytes ``C2`` (U+00AD), ``D8``–``DF`` (Arabic, Syriac), ``E0``–``E2`` (U+0890–U+2FFF),
+#: ``EF`` (U+FEFF, U+FFF9–U+FFFB) and ``F0``–``F4`` (supplementary planes); a test checks every
+#: Cf character's lead byte is kept.  CJK (``E3``–``E9``) and Latin, Greek, Cyrillic letters go.
+_NO_FORMAT_BYTES: Final = bytes(
+    b for b in range(256) if not (b == 0xC2 or 0xD8 <= b <= 0xE2 or b == 0xEF or 0xF0 <= b <= 0xF4)
+)
+
+
+def _may_hold_format_char(text: str) -> bool:
+    """False only when ``text`` holds no format character (Unicode category Cf): its UTF-8 holds
+    no byte that starts one (:data:`_NO_FORMAT_BYTES`; a byte-table pass, faster than the
+    ``regex`` scan for category Cf on CJK text)."""
+    return bool(text.encode("utf-8", "surrogatepass").translate(None, _NO_FORMAT_BYTES))
 
 
 #: The characters :data:`_PREPARE_CHARS` finds, one by one.
@@ -774,16 +836,18 @@ def normalize_option(text: str, *, timeout: float) -> str:
 
 
 def _marker_statements(
-    text: str, count: int, options: tuple[str, ...], timeout: float
+    text: str, count: int, options: tuple[str, ...], timeout: float, *, led: bool = True
 ) -> list[_Statement]:
+    """Statements after a marker and letters before one; ``led=False``: only the latter (the
+    caller knows no marker leads to a letter, :func:`_unled`)."""
     found: dict[int, _Statement] = {}
     projected = _projected(text)
-    for pattern in _open_patterns(text, projected, _MARKERS):
+    for pattern in _open_patterns(text, projected, _MARKERS) if led else ():
         for marker in _finditer(pattern, text, projected=projected, opened=True):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
                 found.setdefault(statement.at, statement)
-    for pattern in _open_patterns(text, projected, _BEFORE_PATTERNS):
+    for pattern in _open_patterns(text, projected, _BEFORE_PATTERNS, screened=not led):
         for match in _finditer(pattern, text, projected=projected, opened=True):
             if _brackets_pair(match["open"], match["close"]):
                 at = match.start("letter")
@@ -839,6 +903,176 @@ def _may_conclude(text: str, projected: bytes, at: int) -> bool:
     return _may_start_token(text, after)
 
 
+#: Endings of the leads that can end with an ASCII letter and without ``\b`` or a blank after
+#: it, so a letter may follow inside one run of ASCII letters ("perhapsB."): ``as follows``
+#: (``_MARKERS[0]``); ``réponse … est``, ``respuesta … es``, ``antwort … ist/lautet``
+#: (``_MARKERS[10]``; its other endings are ``:``, ``é``, ``è``); ``possibly/perhaps/maybe``
+#: (``_HEDGES[1]``).  (``answer is`` before ``n't``, ``_MARKERS[5]``, ends with a letter too, but
+#: there the ``n't`` is read as a negation, never as a letter token.)  Every other lead ends with
+#: ``\b`` (no letter can follow), a blank, a comma, a colon, ``=``, a dash, ``{`` or CJK.
+_MID_WORD_ENDINGS: Final = (b"follows", b"est", b"es", b"ist", b"lautet", b"possibly", b"perhaps", b"maybe")
+#: Characters no marker, conclusion or hedge ends with (nor ``not``/``n't``/``不是``/``并非``),
+#: even before blanks: the last character of a lead that is no blank and no opening bracket or
+#: quote is an ASCII letter (ending one of :data:`_LEAD_END_WORDS`), a CJK character,
+#: ``, : = – — - ，：`` or ``{`` (tests/test_choice_speed.py checks it on every lead pattern).
+_NO_LEAD_ENDS: Final = frozenset(".。!?！？;；")
+#: The last words of leads (as projected): ``answer`` (``answer`` + line break), ``is``/``be``
+#: (``is``, ``must be`` …, also glued as in ``answeris``, ``optionis``: any run ending in ``is``
+#: counts), the adverbs' last words, ``choose pick select with for`` (I choose …), ``boxed
+#: fbox``, ``not`` and ``t`` (``n't``), ``s`` (``it's``), the conclusion words, ``think believe
+#: conclude say guess that`` (so I think that), ``either`` (might be either), and the words of
+#: :data:`_MID_WORD_ENDINGS`; and the words :data:`_TOKEN` reads before its letters.  Each is a
+#: whole run of ASCII letters: the patterns put ``\b``, a blank or an apostrophe before it.
+_LEAD_END_WORDS: Final = frozenset(
+    word.encode()
+    for word in (
+        "therefore", "thus", "hence", "clearly", "definitely", "indeed", "actually", "then", "simply", "still",
+        "obviously", "likely", "probably", "just", "sure", "surely", "certainly", "undoubtedly", "unquestionably",
+        "absolutely", "course", "doubt", "fact", "really", "ultimately", "finally",
+        "answer", "is", "be", "follows", "est", "es", "ist", "lautet", "possibly", "perhaps", "maybe",
+        "choose", "pick", "select", "with", "for", "boxed", "fbox", "not", "t", "s",
+        "so", "consequently", "accordingly", "conclusion", "overall", "summary", "conclude",
+        "think", "believe", "say", "guess", "that", "either", "both", "option", "choice", "letter",
+    )
+)
+#: What may stand between a lead's end and its letter when no "option"/"either" word does:
+#: blanks (``[ \t]*(?:\n[ \t]*){0,2}``) and one opening bracket or quote (:data:`_TOKEN`).
+_TOKEN_OPENERS: Final = frozenset("([{<【\"'")
+#: :func:`_projected` bytes for :data:`_LOWER_TOKEN_REVERSED`: ``P`` for a character that may
+#: follow a lower-case letter token (``\x00`` stands for ``?``, ``\x01`` for ``。、】``), blanks
+#: and lower-case letters as they are, ``?`` for anything else.
+_FOLLOW_TABLE: Final = bytes(
+    0x50 if c in b"\x00\x01\n.,;:!)]}>\"'" else c if 0x61 <= c <= 0x7A or c in b" \t" else 0x3F for c in range(256)
+)
+#: In the reversed :data:`_FOLLOW_TABLE` bytes (the end of the text framed as a ``P``, a literal
+#: the scan looks for first): a follow, blanks, then a letter that is either no part of a longer
+#: run of ASCII letters, or follows one of :data:`_MID_WORD_ENDINGS` (group ``mid``).
+_LOWER_TOKEN_REVERSED: Final = re.compile(
+    rb"P[ \t]*[a-z](?:(?![a-z])|(?P<mid>" + b"|".join(re.escape(word[::-1]) for word in _MID_WORD_ENDINGS) + rb"))"
+)
+#: ``U`` for an ASCII upper-case letter, ``.`` for any other byte.
+_UPPER_MARK: Final = bytes(0x55 if 0x41 <= c <= 0x5A else 0x2E for c in range(256))
+_ASCII_LETTERS: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+
+
+#: Bytes of :func:`_ascii_views`' encoding that may follow the upper-case letter
+#: ``_BEFORE_PATTERNS`` and ``_WEAK[1]`` (and ``_WEAK[2]``'s second form) hold: a closing
+#: bracket or quote, ``\s`` (a test checks that the ``regex`` module's ``\s`` holds no other
+#: ASCII character), ``\x01`` (``】`` among ``。、】``), ``\x00`` (``?``, taken too), and ``?``
+#: (any other non-ASCII character: ``选 项 是 为 正 对``, blanks).
+_CAPTURE_FOLLOWS: Final = frozenset(b")]\"'?\x00\x01 \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+
+
+class _Unled(NamedTuple):
+    """What :func:`_unled` found when no marker, conclusion, hedge or weak marker of a text is
+    followed by a letter token."""
+
+    #: whether an upper-case ASCII letter is followed by one of :data:`_CAPTURE_FOLLOWS` or a
+    #: non-ASCII character: only then can ``_BEFORE_PATTERNS`` and ``_WEAK[1]`` match, whose
+    #: ``[A-Z]`` letter is followed by a closing bracket or quote, ``\s``, ``选项``, ``项``, ``是``
+    #: or ``为``, and ``_WEAK[2]``'s second form (its first needs ``选项`` before the letter).
+    captures: bool
+
+
+def _unled(text: str) -> _Unled | None:
+    """Not None only when, the options being a count, no marker, conclusion, hedge or weak marker
+    of ``text`` is followed by a letter token :func:`_read_token` accepts — so those tiers state
+    nothing, and only the before/weak patterns' own letters and the whole output remain.
+
+    Proof.  With a count, such a statement needs :func:`_read_token` to accept the token at a
+    lead's end ``q`` (or at the end of ``not``/``n't``/``不是``/``并非`` right after a marker);
+    its letters ``text[s:e]`` are ASCII, ``e`` the end of their run of ASCII letters, and they
+    are one upper-case letter, a run of upper-case letters, or one lower-case letter followed by
+    ``[ \t]*`` and a line break, the end, ``.,;:!?。，；：！？、`` or a closing bracket or quote
+    (``，；：！？`` are not in an NFKC text: :func:`prepare_text`).  ``text[q:s]`` is blanks, an
+    opening bracket or quote, and ``either``/``both``/``option``/``choice``/``letter``/``选项``
+    words each followed by blanks.  Every such ``s`` is checked:
+    (1) ``s`` inside a run of ASCII letters: ``text[q:s]`` is empty (none of its characters is
+    an ASCII letter), so a lead ends right before ``s`` with one of :data:`_MID_WORD_ENDINGS`:
+    looked up before every upper-case letter inside a run and every lower-case letter that
+    ends a run before blanks and a follow (:data:`_LOWER_TOKEN_REVERSED`).
+    (2) ``s`` starts its run (an upper-case run, or a lower-case letter found by
+    :data:`_LOWER_TOKEN_REVERSED`): :func:`_after_no_lead` goes back from ``s`` over blanks,
+    openers and whole runs ``option``/``choice``/``letter``/``both`` (so over ``text[q:s]``, whose
+    words are whole runs unless glued to a lead of :data:`_MID_WORD_ENDINGS`, a case it refuses:
+    :data:`_GLUED_LEAD_ENDS`) and stops at the lead's last character that is no blank and no
+    opener (no lead consists of those only).  No lead ends with a character of
+    :data:`_NO_LEAD_ENDS`; one that ends with an ASCII letter ends with a run of
+    :data:`_LEAD_END_WORDS`, or one ending as :data:`_GLUED_LEAD_ENDS` lists, or one starting
+    with ``follows``; any other character (``:``, ``,``, CJK …) is refused.
+    tests/test_choice_speed.py checks this on every lead pattern and compares the parser with the
+    old one on texts the screen passes.
+    """
+    raw, projected, folded = _ascii_views(text)
+    if folded:  # rare: (?i) reads İ ı ſ K as ASCII letters
+        return None
+    size = len(projected)
+    reversed_ = (projected.translate(_FOLLOW_TABLE) + b"P")[::-1]  # reversed_[k] stands for projected[size - k], k >= 1
+    for found in _LOWER_TOKEN_REVERSED.finditer(reversed_):
+        if found["mid"] is not None or not _after_no_lead(text, projected, size - (found.end() - 1)):
+            return None
+    captures = False
+    if raw == projected:  # no upper-case letter
+        return _Unled(captures)
+    upper = raw.translate(_UPPER_MARK)
+    at = upper.find(b"U")
+    while at >= 0:
+        end = at + 1
+        while end < size and upper[end] == 0x55:
+            end += 1
+        inside = at > 0 and projected[at - 1] in _ASCII_LETTERS
+        for start in range(at if inside else at + 1, end):  # (1): a letter right after a lead
+            if projected.endswith(_MID_WORD_ENDINGS, 0, start):
+                return None
+        if end < size and raw[end] in _CAPTURE_FOLLOWS:
+            captures = True
+        if not inside and (end == size or projected[end] not in _ASCII_LETTERS) and not _after_no_lead(text, projected, at):
+            return None
+        at = upper.find(b"U", end)
+    return _Unled(captures)
+
+
+#: Words :data:`_TOKEN` reads before its letters that end no lead: passed over going back.
+_TOKEN_WORDS: Final = frozenset((b"option", b"choice", b"letter", b"both"))
+#: How a run of ASCII letters can end with a lead's last word glued to what comes before it:
+#: ``is`` (``answeris``, ``optionis``: ``_MARKERS[0]`` and ``[1]`` allow no blank there),
+#: ``not`` (``n't``/``not`` right after a lead of :data:`_MID_WORD_ENDINGS`), ``réponseest``,
+#: ``respuestaes``, ``antwortist`` … (``_MARKERS[10]``'s ``\s*``), and a word :data:`_TOKEN` reads,
+#: right after a lead of :data:`_MID_WORD_ENDINGS`.
+_GLUED_LEAD_ENDS: Final = (
+    b"is", b"not", b"ponseest", b"correcteest", b"puestaes", b"correctaes", b"antwortist", b"antwortlautet",
+    b"option", b"choice", b"letter", b"either", b"both",
+)
+
+
+def _after_no_lead(text: str, projected: bytes, at: int) -> bool:
+    """Whether no lead can end before ``at`` with only what :data:`_TOKEN` reads before its
+    letters between: going back from ``at`` over blanks, opening brackets and quotes and the
+    words of :data:`_TOKEN_WORDS`, the first other character is in :data:`_NO_LEAD_ENDS`, or is
+    an ASCII letter (as projected) whose run of ASCII letters is not in :data:`_LEAD_END_WORDS`,
+    ends with none of :data:`_GLUED_LEAD_ENDS` and starts with no ``follows`` (an adverb glued
+    to ``as follows``); or there is none."""
+    i = at - 1
+    while i >= 0:
+        char = text[i]
+        if char in _NO_LEAD_ENDS:
+            return True
+        if char.isspace() or char in _TOKEN_OPENERS:
+            i -= 1
+            continue
+        if projected[i] not in _ASCII_LETTERS:
+            return False
+        start = i
+        while start > 0 and projected[start - 1] in _ASCII_LETTERS:
+            start -= 1
+        run = projected[start : i + 1]
+        if run in _TOKEN_WORDS:
+            i = start - 1
+            continue
+        return not (run in _LEAD_END_WORDS or run.endswith(_GLUED_LEAD_ENDS) or run.startswith(b"follows"))
+    return True
+
+
 def _after_retraction(
     text: str, statements: list[_Statement], tier: Callable[[int], list[_Statement]], tiers: int, timeout: float
 ) -> list[_Statement]:
@@ -881,10 +1115,16 @@ def _unretracted(text: str, statements: list[_Statement], timeout: float) -> lis
     return [s for s in statements if s.at > mark]
 
 
-def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: float) -> list[_Statement]:
+def _weak_statements(
+    text: str, count: int, options: tuple[str, ...], timeout: float, *, led: bool = True, captures: bool = True
+) -> list[_Statement]:
+    """Weak statements; ``led=False``: not those after a weak marker (the caller knows none
+    leads to a letter, :func:`_unled`); ``captures=False``: not ``_WEAK[1]``'s (the caller knows
+    no upper-case letter has what it needs after it, :class:`_Unled`)."""
     found: dict[int, _Statement] = {}
     projected = _projected(text)
-    for pattern in _open_patterns(text, projected, _WEAK):
+    weak = _WEAK if captures else (_WEAK[0], _WEAK[2])
+    for pattern in _open_patterns(text, projected, weak, screened=not led):
         for match in _finditer(pattern, text, projected=projected, opened=True):
             groups = match.groupdict()
             key = "letter" if groups.get("letter") else "letter2"
@@ -893,7 +1133,7 @@ def _weak_statements(text: str, count: int, options: tuple[str, ...], timeout: f
                 continue
             at = match.start(key)
             found.setdefault(at, _Statement(at, frozenset({LETTERS.index(match[key].upper())})))
-    for pattern in _open_patterns(text, projected, _WEAK_MARKERS):
+    for pattern in _open_patterns(text, projected, _WEAK_MARKERS) if led else ():
         for marker in _finditer(pattern, text, projected=projected, opened=True):
             statement = _statement_at(text, marker.end(), count, options, timeout)
             if statement is not None:
