@@ -259,3 +259,26 @@ def test_hedge_screen_folds_ascii_by_lower(text: str) -> None:
     folded = fold(text)
     expected = "or" in folded or "possibly" in folded or "maybe" in folded or "perhaps" in folded
     assert _math._may_hedge(text) == expected
+
+
+@given(hs.lists(hs.sampled_from(("answer", "wer", "ans", " ", ":", "：", "is", "？", "\n", "x", "ANSWER", "最")), max_size=20).map("".join),
+       hs.integers(0, 8))
+@settings(max_examples=1000, deadline=None)
+def test_anchored_joint_locator_hits_where_the_joint_locator_does(text: str, end_cut: int) -> None:
+    """The joint locator searched from its literal's rarest letter (``_anchored_joint``, what
+    ``_joint_floors`` scans) finds, from every start and up to every end, the joint locator's
+    hit moved ``shift`` characters on (the look-behind reads before the start)."""
+    patterns = _MATH_PARAMS.tiers[1][:2]
+    groups = extract_math._joint_groups(tuple(patterns))
+    assert len(groups) == 1
+    key, anchored, shift, members = groups[0]
+    assert shift > 0 and members == tuple(patterns)
+    sources = tuple(s for s in map(text_locator_source, patterns) if isinstance(s, bytes))
+    joint = extract_math._joint_locator(key, sources)
+    assert joint is not None
+    projected = project(text)
+    end = max(0, len(projected) - end_cut)
+    for pos in range(len(projected) + 1):
+        plain = joint.search(projected, pos, end)
+        moved = anchored.search(projected, pos + shift, end)
+        assert (None if plain is None else plain.start()) == (None if moved is None else moved.start() - shift)

@@ -37,7 +37,7 @@ import regex
 from pydantic import Field, field_validator
 
 from normalize import status as st
-from normalize._literals import entangled, fold, project, text_locator_source
+from normalize._literals import anchored_text_locator, entangled, fold, project, text_locator_source
 from normalize._numbers import to_fraction
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
@@ -353,7 +353,7 @@ def _key_branches(tier: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     text only if one of these holds there.  A pattern without a screen gives ``()``: always.
 
     >>> _key_branches((r"final\s+answer", r"\*\*\s*final\s+answer\s*\*\*", "最终答案"))
-    (('final', 'answer'), ('最', '终', '答', '案', '最终答案'))
+    (('final', 'answer'), ('最', '终', '最终答案'))
     """
     plans, _ = _tier_plans(tier)
     branches: list[tuple[str, ...]] = []
@@ -530,24 +530,25 @@ def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str
     by pattern: one scan of their joint locator (the literal, then either rest) instead of one
     scan each, which a text without their markers needs whole."""
     floors: dict[str, int] = {}
-    for key, joint, members in _joint_groups(tuple([plan.pattern for plan in plans])):
-        hit = joint.search(projected, max(0, seen.get(key, 0)), end)
-        floor = -1 if hit is None else hit.start()
+    for key, joint, shift, members in _joint_groups(tuple([plan.pattern for plan in plans])):
+        hit = joint.search(projected, max(0, seen.get(key, 0)) + shift, end)
+        floor = -1 if hit is None else hit.start() - shift
         for pattern in members:
             floors[pattern] = floor
     return floors
 
 
 @lru_cache(maxsize=256)
-def _joint_groups(patterns: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[bytes], tuple[str, ...]], ...]:
+def _joint_groups(patterns: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[bytes], int, tuple[str, ...]], ...]:
     """The groups :func:`_joint_floors` scans jointly among the plans of ``patterns`` (a plan is
     its pattern's, :func:`_plan`: derived once for each set of live patterns): the shared
-    literal, the joint locator, the patterns of the group."""
+    literal, the joint locator, how many characters into the literal it hits (its anchored
+    form, :func:`_anchored_joint`), the patterns of the group."""
     groups: dict[str, list[_Plan]] = {}
     for plan in map(_plan, patterns):
         if plan.projected_locator is not None and plan.start_key is not None:
             groups.setdefault(plan.start_key, []).append(plan)
-    out: list[tuple[str, re.Pattern[bytes], tuple[str, ...]]] = []
+    out: list[tuple[str, re.Pattern[bytes], int, tuple[str, ...]]] = []
     for key, group in groups.items():
         if len(group) < 2:
             continue
@@ -559,8 +560,55 @@ def _joint_groups(patterns: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[byte
         joint = _joint_locator(key, plain)
         if joint is None:
             continue
-        out.append((key, joint, tuple(plan.pattern for plan in group)))
+        anchored = _anchored_joint(joint, [plan.pattern for plan in group])
+        located, shift = anchored if anchored is not None else (joint, 0)
+        out.append((key, located, shift, tuple(plan.pattern for plan in group)))
     return tuple(out)
+
+
+def _anchored_joint(joint: re.Pattern[bytes], patterns: list[str]) -> tuple[re.Pattern[bytes], int] | None:
+    r"""``joint`` searched from the rarest letter of its literal, as each pattern's own locator
+    is (:func:`anchored_text_locator`): when every pattern's anchored locator is its plain one
+    with the literal's first ``shift`` characters moved into one look-behind, the joint locator
+    so changed, and ``shift``; it hits ``shift`` characters after ``joint`` does, at every hit
+    (the look-behind may look before the search's start).  ``None`` otherwise.
+
+    >>> j = _joint_locator("answer", (rb"answer\s", rb"answer\s*:"))
+    >>> _anchored_joint(j, [r"answer\s+(?:is|be)", r"answer\s*[:：]"])[0].pattern[:14], _anchored_joint(j, [r"final\s+answer"])
+    (b'wer(?<=answer)', None)
+    """
+    heads = set()
+    shifts = set()
+    for pattern in patterns:
+        plain, anchored = text_locator_source(pattern), anchored_text_locator(pattern)
+        if not isinstance(plain, bytes) or anchored is None or not isinstance(anchored[0], bytes) or anchored[1] <= 0:
+            return None
+        # the anchored locator is rare-part + look-behind + the plain one's rest
+        shift = anchored[1]
+        literal = plain[:_literal_bytes(plain)]
+        if len(literal) <= shift or not anchored[0].endswith(plain[len(literal):]):
+            return None
+        head = anchored[0][: len(anchored[0]) - (len(plain) - len(literal))]
+        if head != literal[shift:] + b"(?<=" + literal + b")":
+            return None
+        heads.add(head)
+        shifts.add(shift)
+    if len(heads) != 1 or len(shifts) != 1:
+        return None
+    head, shift = heads.pop(), shifts.pop()
+    source = joint.pattern
+    literal = head[head.index(b"(?<=") + 4 : -1]
+    if not source.startswith(literal):
+        return None
+    return re.compile(head + source[len(literal):]), shift
+
+
+def _literal_bytes(source: bytes) -> int:
+    """How many leading bytes of a locator source are plain letters (its literal)."""
+    n = 0
+    while n < len(source) and source[n : n + 1].isalpha():
+        n += 1
+    return n
 
 
 @lru_cache(maxsize=256)
