@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from math import gcd
 from typing import Any, Final
 
 from normalize._deadline import TimeUp, call_within
@@ -479,6 +480,36 @@ def _read_plain(s: str) -> MathValue | None:
         value = -value
     canonical = format_fraction(value) if denominator is not None else format_number(value)
     return MathValue("number", canonical, number=value)
+
+
+def plain_canonical(s: str) -> str | None:
+    r"""``_read_plain(s).canonical`` (``None`` where that is ``None``), spelled from the digits
+    without building the value: the parser's answer for a plain number (property test in
+    tests/test_math_fast_paths.py).
+
+    >>> [plain_canonical(s) for s in ["-862", "$61,260.", r"\frac{54140}{4}", "-0.50", r"\frac{0}{7}", "1/2"]]
+    ['-862', '61260', '13535', '-0.5', '0', None]
+    """
+    m = _PLAIN_WHOLE.fullmatch(s)
+    if m is None:
+        return None
+    sign, whole, decimals, numerator, denominator = m.groups()
+    if denominator is not None:
+        den = int(denominator)
+        if not den:
+            return None
+        num = int(numerator)
+        common = gcd(num, den)
+        num //= common
+        den //= common
+        body = str(num) if den == 1 else f"{num}/{den}"
+        return "-" + body if sign and num else body
+    body = str(int(whole.replace(",", "") if "," in whole else whole))
+    if decimals is not None:
+        decimals = decimals.rstrip("0")
+        if decimals:
+            return f"{sign}{body}.{decimals}"  # not zero: the decimals hold a digit other than 0
+    return "-" + body if sign and body != "0" else body
 
 
 def _read(s: str, timeout: float) -> MathValue:

@@ -413,7 +413,7 @@ def convert_chinese(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     >>> convert_chinese("三分之二 百分之五十 负三点五 两千零五 二又二分之一")
     '2/3 50% -3.5 2005 5/2'
     """
-    if compile_pattern(_CN_ANY).search(text) is None:  # one C-level scan, not a Python loop
+    if text.isascii() or compile_pattern(_CN_ANY).search(text) is None:  # every numeral character is CJK; one C-level scan
         return text
     # A conversion can free a neighbour (百分之万负两: 负两 touched 万, now it touches %), so
     # repeat until settled; every round that changes the text removes Chinese numerals.

@@ -2,6 +2,9 @@
 
 * the ``math`` parser's plain-number reader (:func:`normalize._mathvalue._read_plain`) against
   the general reader (:func:`normalize._mathvalue._read_general`) on generated number-like texts;
+* its spelling-only twin :func:`normalize._mathvalue.plain_canonical` against it, and
+  ``parse_math`` with its plain-number short cut against ``parse_math`` without it (every
+  note the chain leaves, boxes, hedges, calculator annotations, invisible characters);
 * ``extract_math_answer`` against a copy of its previous algorithm (tests/_oracles/math.py) on
   generated solutions: several boxes, nested braces, ``####`` twice, markers of several tiers,
   fences, Chinese markers, a final-answer sentence after a box, contradictory answers.
@@ -10,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as hs
@@ -19,6 +23,7 @@ from normalize import load_pack
 from normalize._literals import fold, project, text_locator_source
 from normalize.errors import RejectText
 from normalize.parsers import _math
+from normalize.registry import ParseContext
 from normalize.rules import extract_math
 from normalize.rules.extract import _alternation
 from tests._oracles import math as oracle
@@ -65,6 +70,77 @@ def test_plain_number_reader_equals_the_general_reader(s: str) -> None:
     if fast is not None:  # the fast path answers only what the general path answers the same
         assert fast == _general(s), s
         assert fast.canonical == mv._read(s, 2.0).canonical
+
+
+@given(hs.one_of(_NUMBER_LIKE, _SHAPED))
+@settings(max_examples=3000, deadline=None)
+@example("-0.00")
+@example("$-0.$")
+@example("\\frac{0}{5}")
+@example("-\\frac{0}{5}")
+@example("\\frac{6}{3}")
+@example("0007.2500")
+def test_plain_canonical_is_the_plain_readers_spelling(s: str) -> None:
+    read = mv._read_plain(s)
+    assert mv.plain_canonical(s) == (None if read is None else read.canonical), s
+
+
+def test_chinese_numeral_characters_are_never_ascii() -> None:
+    """``convert_chinese`` returns an ASCII text untouched without its scan: sound only while
+    no numeral character is ASCII."""
+    from normalize._numbers import CN_NUMERAL_CHARS, convert_chinese
+
+    assert CN_NUMERAL_CHARS and not any(c.isascii() for c in CN_NUMERAL_CHARS)
+    assert convert_chinese("答案是五") == "答案是5" and convert_chinese("x = 5") == "x = 5"
+
+
+@given(hs.lists(hs.sampled_from(("{", "}", "\\", "a", "\n", " ", "\\frac", "{1}", "$", "é")), max_size=40).map("".join))
+@settings(max_examples=3000, deadline=None)
+@example("{\\frac{\\sqrt{\\sqrt{2}}}{2}}")
+@example("{\\}}")
+@example("{\\\\}}")
+@example("{a\\")
+def test_closed_group_end_equals_the_brace_walk(text: str) -> None:
+    from normalize.rules.extract import _closing_brace
+
+    for at, char in enumerate(text):
+        if char == "{":
+            assert extract_math._closed_group_end(text, at) == _closing_brace(text, at), (text, at)
+
+
+# what may stand around a number the chain kept: boxes, hedges, calculator notes, invisible
+# characters, a percent, prose, a second number
+_AROUND = ("", " ", "\n", "\u200b", "\\boxed{", "}", "$", ".", "%", " or possibly ", " maybe", "<<2*3=6>>", " and ",
+           "x = ", "\\text{", " apples", "or", "\\fbox{", "\\(", "\\)", "1", ", ")
+_PARSER_TEXTS = hs.tuples(
+    hs.lists(hs.sampled_from(_AROUND), max_size=3).map("".join),
+    hs.one_of(_SHAPED, _NUMBER_LIKE),
+    hs.lists(hs.sampled_from(_AROUND), max_size=3).map("".join),
+).map("".join)
+_NOTES: tuple[dict[str, str], ...] = ({}, {"found_by": "last_number"}, {"found_by": "marker"}, {"found_by": "boxed"},
+          {"found_by": "marker", "statement": "paragraph"})
+
+
+@given(_PARSER_TEXTS, hs.sampled_from(_NOTES))
+@settings(max_examples=3000, deadline=None)
+@example("$61,260.", {})
+@example("\\boxed{-862}", {"found_by": "boxed"})
+@example("42.", {"found_by": "marker", "statement": "paragraph"})
+@example("\u200b7\u200b", {})
+def test_parse_math_short_cut_equals_the_general_path(text: str, notes: dict[str, str]) -> None:
+    params = _math.MathParams()
+
+    def parsed() -> tuple[object, ...]:
+        try:
+            got = _math.parse_math(text, params, ParseContext(notes=notes))
+        except Exception as exc:  # the outcome compared, whatever it is (SymPy raises on "\\frac00")
+            return "raised", type(exc).__name__, str(exc)
+        return got.answer, got.status, got.reason, dict(got.extra)
+
+    fast = parsed()
+    with mock.patch.object(_math, "plain_canonical", lambda s: None):  # the general path only
+        general = parsed()
+    assert fast == general, text
 
 
 # --------------------------------------------------------------------------- extract_math_answer
@@ -183,3 +259,26 @@ def test_hedge_screen_folds_ascii_by_lower(text: str) -> None:
     folded = fold(text)
     expected = "or" in folded or "possibly" in folded or "maybe" in folded or "perhaps" in folded
     assert _math._may_hedge(text) == expected
+
+
+@given(hs.lists(hs.sampled_from(("answer", "wer", "ans", " ", ":", "：", "is", "？", "\n", "x", "ANSWER", "最")), max_size=20).map("".join),
+       hs.integers(0, 8))
+@settings(max_examples=1000, deadline=None)
+def test_anchored_joint_locator_hits_where_the_joint_locator_does(text: str, end_cut: int) -> None:
+    """The joint locator searched from its literal's rarest letter (``_anchored_joint``, what
+    ``_joint_floors`` scans) finds, from every start and up to every end, the joint locator's
+    hit moved ``shift`` characters on (the look-behind reads before the start)."""
+    patterns = _MATH_PARAMS.tiers[1][:2]
+    groups = extract_math._joint_groups(tuple(patterns))
+    assert len(groups) == 1
+    key, anchored, shift, members = groups[0]
+    assert shift > 0 and members == tuple(patterns)
+    sources = tuple(s for s in map(text_locator_source, patterns) if isinstance(s, bytes))
+    joint = extract_math._joint_locator(key, sources)
+    assert joint is not None
+    projected = project(text)
+    end = max(0, len(projected) - end_cut)
+    for pos in range(len(projected) + 1):
+        plain = joint.search(projected, pos, end)
+        moved = anchored.search(projected, pos + shift, end)
+        assert (None if plain is None else plain.start()) == (None if moved is None else moved.start() - shift)

@@ -30,6 +30,7 @@ from normalize._mathvalue import (
     MathValue,
     NotMath,
     _has_prose,
+    plain_canonical,
     read_value,
     remove_invisible,
     unwrap_boxes,
@@ -127,9 +128,17 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     unboxed = unwrap_boxes(text)
     if "<<" in unboxed:
         unboxed = compile_pattern(_CALCULATOR).sub("", unboxed)
+    whole_text = ctx.notes.get("statement") != "paragraph" and len(unboxed) <= _MAX_WHOLE
+    if whole_text:
+        # the commonest answer, one plain number ("-862", "$61,260.", "\frac{3}{4}"): what the
+        # general path gives it (no hedge word, no "<<", no \text{} fits the shape; read_value
+        # gives a value with this canonical spelling and nothing dropped), without its caches
+        plain = plain_canonical(unboxed)
+        if plain is not None:
+            return Parsed(plain, st.OK, None, {})
     try:
         candidate: str | None = None
-        if ctx.notes.get("statement") != "paragraph" and len(unboxed) <= _MAX_WHOLE:
+        if whole_text:
             if _may_hedge(unboxed) and compile_pattern(_HEDGE_GLUE).search(unboxed) and len(
                 compile_pattern(r"[0-9]+").findall(unboxed)
             ) >= 2:

@@ -37,7 +37,7 @@ import regex
 from pydantic import Field, field_validator
 
 from normalize import status as st
-from normalize._literals import entangled, fold, project, text_locator_source
+from normalize._literals import anchored_text_locator, entangled, fold, project, text_locator_source
 from normalize._numbers import to_fraction
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
@@ -54,6 +54,7 @@ from normalize.rules.extract import (
     _closing_brace,
     _outside_code,
     _Plan,
+    _plan,
     _tier_plans,
     marker_matches,
     resolve_answer_markers,
@@ -528,11 +529,26 @@ def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str
     (?:is|…)`` and ``answer\\s*[:：]``), where the first hit of any of them is (``-1``: none),
     by pattern: one scan of their joint locator (the literal, then either rest) instead of one
     scan each, which a text without their markers needs whole."""
+    floors: dict[str, int] = {}
+    for key, joint, shift, members in _joint_groups(tuple([plan.pattern for plan in plans])):
+        hit = joint.search(projected, max(0, seen.get(key, 0)) + shift, end)
+        floor = -1 if hit is None else hit.start() - shift
+        for pattern in members:
+            floors[pattern] = floor
+    return floors
+
+
+@lru_cache(maxsize=256)
+def _joint_groups(patterns: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[bytes], int, tuple[str, ...]], ...]:
+    """The groups :func:`_joint_floors` scans jointly among the plans of ``patterns`` (a plan is
+    its pattern's, :func:`_plan`: derived once for each set of live patterns): the shared
+    literal, the joint locator, how many characters into the literal it hits (its anchored
+    form, :func:`_anchored_joint`), the patterns of the group."""
     groups: dict[str, list[_Plan]] = {}
-    for plan in plans:
+    for plan in map(_plan, patterns):
         if plan.projected_locator is not None and plan.start_key is not None:
             groups.setdefault(plan.start_key, []).append(plan)
-    floors: dict[str, int] = {}
+    out: list[tuple[str, re.Pattern[bytes], int, tuple[str, ...]]] = []
     for key, group in groups.items():
         if len(group) < 2:
             continue
@@ -544,10 +560,55 @@ def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str
         joint = _joint_locator(key, plain)
         if joint is None:
             continue
-        hit = joint.search(projected, max(0, seen.get(key, 0)), end)
-        for plan in group:
-            floors[plan.pattern] = -1 if hit is None else hit.start()
-    return floors
+        anchored = _anchored_joint(joint, [plan.pattern for plan in group])
+        located, shift = anchored if anchored is not None else (joint, 0)
+        out.append((key, located, shift, tuple(plan.pattern for plan in group)))
+    return tuple(out)
+
+
+def _anchored_joint(joint: re.Pattern[bytes], patterns: list[str]) -> tuple[re.Pattern[bytes], int] | None:
+    r"""``joint`` searched from the rarest letter of its literal, as each pattern's own locator
+    is (:func:`anchored_text_locator`): when every pattern's anchored locator is its plain one
+    with the literal's first ``shift`` characters moved into one look-behind, the joint locator
+    so changed, and ``shift``; it hits ``shift`` characters after ``joint`` does, at every hit
+    (the look-behind may look before the search's start).  ``None`` otherwise.
+
+    >>> j = _joint_locator("answer", (rb"answer\s", rb"answer\s*:"))
+    >>> _anchored_joint(j, [r"answer\s+(?:is|be)", r"answer\s*[:：]"])[0].pattern[:14], _anchored_joint(j, [r"final\s+answer"])
+    (b'wer(?<=answer)', None)
+    """
+    heads = set()
+    shifts = set()
+    for pattern in patterns:
+        plain, anchored = text_locator_source(pattern), anchored_text_locator(pattern)
+        if not isinstance(plain, bytes) or anchored is None or not isinstance(anchored[0], bytes) or anchored[1] <= 0:
+            return None
+        # the anchored locator is rare-part + look-behind + the plain one's rest
+        shift = anchored[1]
+        literal = plain[:_literal_bytes(plain)]
+        if len(literal) <= shift or not anchored[0].endswith(plain[len(literal):]):
+            return None
+        head = anchored[0][: len(anchored[0]) - (len(plain) - len(literal))]
+        if head != literal[shift:] + b"(?<=" + literal + b")":
+            return None
+        heads.add(head)
+        shifts.add(shift)
+    if len(heads) != 1 or len(shifts) != 1:
+        return None
+    head, shift = heads.pop(), shifts.pop()
+    source = joint.pattern
+    literal = head[head.index(b"(?<=") + 4 : -1]
+    if not source.startswith(literal):
+        return None
+    return re.compile(head + source[len(literal):]), shift
+
+
+def _literal_bytes(source: bytes) -> int:
+    """How many leading bytes of a locator source are plain letters (its literal)."""
+    n = 0
+    while n < len(source) and source[n : n + 1].isalpha():
+        n += 1
+    return n
 
 
 @lru_cache(maxsize=256)
@@ -813,8 +874,23 @@ def _closer(text: str, boxes: int) -> Callable[[int], int | None]:
     a box name or a space, never a backslash, so it is never escaped); for many boxes (some
     may be unclosed, each read to the end) one pass over all braces."""
     if boxes <= _FEW_BOXES:
-        return lambda at: _closing_brace(text, at)
+        return lambda at: _closed_group_end(text, at)
     return _brace_pairs(text).get
+
+
+#: A brace group nested at most three deep, a backslash escaping the character after it (as
+#: :func:`_closing_brace` reads it); possessive: each character is read once, never again.
+_BRACE_GROUP: Final = re.compile(
+    r"\{(?:[^{}\\]++|\\.|\{(?:[^{}\\]++|\\.|\{(?:[^{}\\]++|\\.)*+\})*+\})*+\}", re.DOTALL
+)
+
+
+def _closed_group_end(text: str, at: int) -> int | None:
+    """:func:`_closing_brace`: one stdlib match for a group nested at most three deep (its
+    characters split into runs, escapes and groups one way only, so the first ``}`` at depth 0
+    ends both), else the brace walk."""
+    group = _BRACE_GROUP.match(text, at)
+    return group.end() - 1 if group is not None else _closing_brace(text, at)
 
 
 def _box_groups(text: str, boxes: list[_Statement], *, timeout: float) -> list[list[_Statement]]:
