@@ -653,6 +653,9 @@ def _list_of(parts: list[str], why: str) -> Any:
             except Exception:  # latex2sympy's parse errors are plain Exception
                 raise NotMath(f"not a mathematical expression: {why.splitlines()[0][:80]}") from None
             values.extend(member.args if isinstance(member, sp.FiniteSet) else [member])
+    if any(isinstance(v, sp.Basic) and v.has(sp.zoo, sp.nan) for v in values):
+        # (a set cannot even be built: SymPy orders its members, and NaN has no order)
+        raise NotMath("the expression has no value (division by zero)")
     return sp.FiniteSet(*values)
 
 

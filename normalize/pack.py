@@ -358,6 +358,8 @@ class Pack:
             return st.ERROR, f"parser {spec.name}: regular expression timed out", None, {}
         except ValueError as exc:  # bad per-row input such as an option count of 1
             return st.INVALID, f"parser {spec.name}: {exc}", None, {}
+        except Exception as exc:  # a parser bug must not abort a batch: recorded as status error, as a rule's is
+            return st.ERROR, f"parser {spec.name} raised {type(exc).__name__}: {exc}", None, {}
         if parsed.status != st.OK:
             return parsed.status, parsed.reason, None, parsed.extra
         return st.OK, None, parsed.answer, parsed.extra

@@ -124,3 +124,23 @@ def test_non_string_rule_result_is_an_error(monkeypatch: pytest.MonkeyPatch) -> 
 def test_unknown_rule_in_make_spec() -> None:
     with pytest.raises(ValueError, match="unknown rule 'nope'"):
         make_spec("nope")
+
+
+def test_a_parser_that_raises_gives_status_error_and_the_batch_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from normalize import load_pack
+
+    pack = load_pack()
+    definition = REGISTRY.parsers["text"]
+
+    def broken(text: str, params: Any, ctx: Any) -> Any:
+        if text == "boom":
+            raise TypeError("Invalid NaN comparison")
+        return definition.fn(text, params, ctx)
+
+    monkeypatch.setitem(REGISTRY.parsers, "text", dataclasses.replace(definition, fn=broken))
+    results = pack.run_many(["fine", "boom", "also fine"], "open_writing")
+    assert [r.status for r in results] == [st.OK, st.ERROR, st.OK]
+    assert results[1].reason == "parser text raised TypeError: Invalid NaN comparison"
+    assert results[1].answer is None and results[1].text == "boom"  # recorded, not swallowed

@@ -334,3 +334,15 @@ def test_no_parse_escapes_its_time_bound(text: str) -> None:
     result = PACK.run(text, "math500")
     assert result.status in st.ALL_STATUSES
     assert time.perf_counter() - start < 5.0
+
+
+@pytest.mark.parametrize(
+    "output", ["The answer is 1 and 0/0", "The answer is 1, \\frac{1}{0}", "The answer is x = 1 or 1/0"]
+)
+def test_a_list_with_a_member_that_has_no_value_is_refused_not_raised(output: str) -> None:
+    # SymPy cannot build a set holding NaN (it orders the members): this raised TypeError
+    result = run(output)
+    assert result.status == st.NO_ANSWER and result.answer is None
+    assert result.reason is not None and "no value" in result.reason
+    with pytest.raises(NotMath, match="no value"):
+        read_value(output.removeprefix("The answer is "))
