@@ -22,6 +22,7 @@ from lm_eval.filters.extraction import RegexFilter
 from lm_eval.filters.selection import TakeFirstFilter
 
 from normalize import load_pack
+from normalize._mathvalue import _BY_CANONICAL, _read_cached, _same_cached
 
 WORDS = (
     "first we compute how many apples each friend gets and then we add the remaining ones "
@@ -63,6 +64,10 @@ def main() -> None:
             list(resps)  # type: ignore[call-overload]
 
     def ours() -> None:
+        # every run reads the outputs afresh: nothing a previous run cached by text answers it
+        _read_cached.cache_clear()
+        _BY_CANONICAL.clear()
+        _same_cached.cache_clear()
         for o in outputs:
             pack.run(o, "gsm8k")
 
