@@ -575,6 +575,47 @@ def _tier_markers(tiers: tuple[tuple[str, ...], ...]) -> tuple[tuple[_Plan, ...]
     return tuple(tuple(_plan(pattern) for pattern in tier) for tier in tiers)
 
 
+#: Per tier, each plan beside its screen as indices into the distinct literals' probes (``None``:
+#: always scanned) and its start_key's index (-1: none).
+_Step = tuple[_Plan, tuple[tuple[int, ...], ...] | None, int]
+
+
+@lru_cache(maxsize=64)
+def _screen_program(
+    tiers: tuple[tuple[str, ...], ...],
+) -> tuple[tuple[tuple[int, Any], ...], tuple[tuple[_Step, ...], ...]]:
+    """:func:`_tier_markers` with every distinct screen literal numbered once (how it is looked
+    for beside it), so a text keeps where each occurs in a list instead of a dict by literal."""
+    index: dict[str, int] = {}
+    probes: list[tuple[int, Any]] = []
+
+    def number(literal: str, kind: int, probe: Any) -> int:
+        if literal not in index:
+            index[literal] = len(probes)
+            probes.append((kind, probe))
+        return index[literal]
+
+    program = tuple(
+        tuple(
+            (
+                plan,
+                None
+                if plan.text_screen is None
+                else tuple(tuple(number(*probe) for probe in branch) for branch in plan.text_screen),
+                -1,
+            )
+            for plan in tier
+        )
+        for tier in _tier_markers(tiers)
+    )
+    # start keys are numbered once every screen literal is (a key no screen names is never looked for)
+    program = tuple(
+        tuple((plan, screen, index.get(plan.start_key, -1) if plan.start_key else -1) for plan, screen, _ in tier)
+        for tier in program
+    )
+    return tuple(probes), program
+
+
 @lru_cache(maxsize=256)
 def _alternation(patterns: tuple[str, ...]) -> regex.Pattern[str]:
     """One guarded alternation of ``patterns``: one scan of the text for all of them."""
@@ -627,18 +668,20 @@ def extract_answer_marker(
     projected = project(text)  # folded as far as ASCII literals need it: faster than fold
     if timeout <= 0:  # what marker_matches raises, even where every pattern is skipped
         raise ValueError(f"regex timeout must be positive, got {timeout!r}")
-    seen: dict[str, int] = {}  # literal → where it first occurs folded, or -1 (each looked for once)
-    for tier in _tier_markers(params.tiers):
+    probes, program = _screen_program(params.tiers)
+    seen: list[int | None] = [None] * len(probes)  # where each literal first occurs folded, or -1
+    for tier in program:
         matches: list[regex.Match[str]] = []
-        for plan in tier:  # each pattern on its own: their matches may overlap
+        for plan, screen, key in tier:  # each pattern on its own: their matches may overlap
             if plan.tangled:
                 matches.extend(_alternation((plan.pattern,)).finditer(text, timeout=timeout))
                 continue
-            if plan.text_screen is not None:  # may_match, each literal looked for once per text
-                for branch in plan.text_screen:
-                    for literal, kind, probe in branch:
-                        at = seen.get(literal)
+            if screen is not None:  # may_match, each literal looked for once per text
+                for branch in screen:
+                    for literal in branch:
+                        at = seen[literal]
                         if at is None:  # _occurs, inlined: this runs for every literal of a row
+                            kind, probe = probes[literal]
                             if kind == _IN_PROJECTED:
                                 at = projected.find(probe)
                             elif kind == _IN_TEXT:
@@ -654,7 +697,7 @@ def extract_answer_marker(
                 else:
                     continue  # no alternative can match: skip the pattern
             # every locator hit starts with start_key: none before its first place, if looked for
-            start = 0 if plan.start_key is None else seen.get(plan.start_key, 0)
+            start = 0 if key < 0 else seen[key] or 0
             if start >= 0:
                 matches.extend(_text_matches(plan, text, projected, timeout, start))
         if not matches:
