@@ -698,8 +698,17 @@ def extract_answer_marker(
                     continue  # no alternative can match: skip the pattern
             # every locator hit starts with start_key: none before its first place, if looked for
             start = 0 if key < 0 else seen[key] or 0
-            if start >= 0:
-                matches.extend(_text_matches(plan, text, projected, timeout, start))
+            if start < 0:
+                continue
+            # _text_matches, inlined: this runs for every live pattern of a row
+            if plan.projected_locator is not None:
+                hits = _matches_from(plan, plan.projected_locator, None, text, projected, timeout, start, plan.shift)
+            elif plan.raw_locator is not None:
+                hits = _matches_from(plan, plan.raw_locator, None, text, text, timeout, start)
+            else:
+                hits = _matches_from(plan, None, plan.projected_anchors, text, projected, timeout)
+            if hits:
+                matches.extend(hits)
         if not matches:
             continue
         if fences is None:
