@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from normalize import status as st
@@ -13,8 +14,7 @@ from normalize._budget import (
     BudgetExceeded,
     check_budget,
     end_budget,
-    start_budget,
-    wall_deadline,
+    start_budget_wall,
 )
 from normalize._frozen import check_plain_frozen, frozen_instance
 from normalize.errors import RejectText
@@ -158,6 +158,12 @@ class Chain:
     def __len__(self) -> int:
         return len(self.specs)
 
+    @cached_property
+    def _steps(self) -> tuple[tuple[int, str, Params, int], ...]:
+        """``(index, name, params, version)`` of each spec, for the engine's loop (read once per
+        chain, not per row; the rule's function is still looked up in the registry per row)."""
+        return tuple((index, spec.name, spec.params, spec.version) for index, spec in enumerate(self.specs))
+
     def to_json(self) -> list[dict[str, Any]]:
         return [spec.to_json() for spec in self.specs]
 
@@ -285,43 +291,48 @@ def run_chain(
             f"input is {size} bytes, over the limit of {max_input_bytes} bytes (max_input_bytes)",
             (),
         )
-    token = start_budget(budget)
+    token, wall = start_budget_wall(budget)
     try:
-        return _run_specs(chain, raw, timeout)
+        return _run_specs(chain, raw, timeout, wall)
     finally:
         end_budget(token)
 
 
-def _run_specs(chain: Chain, raw: str, timeout: float) -> ChainOutcome:
-    """The chain under the active budget: :func:`_apply_from` per rule, written out in the loop
-    (a call fewer per rule; ``check_budget()`` is called only once the monotonic clock passes
-    the budget's wall deadline, before which it would return at once)."""
+def _run_specs(chain: Chain, raw: str, timeout: float, wall: float) -> ChainOutcome:
+    """The chain under the active budget (``wall``: its :func:`wall_deadline`): :func:`_apply_from`
+    per rule, written out in the loop (a call fewer per rule; ``check_budget()`` is called only
+    once the monotonic clock passes the wall deadline, before which it would return at once).
+    Trace steps and the outcome are built by filling their ``__dict__`` (what
+    :func:`frozen_instance` does, inline)."""
     text = raw
     trace: list[TraceStep] = []
     notes: dict[str, Any] = {}
     rules = REGISTRY.rules
-    wall = wall_deadline()
     monotonic = time.monotonic
-    for index, spec in enumerate(chain.specs):
+    new = object.__new__
+    for index, name, params, version in chain._steps:
         try:
-            after = rules[spec.name].fn(text, spec.params, timeout=timeout)
+            after = rules[name].fn(text, params, timeout=timeout)
             if monotonic() >= wall:
                 check_budget()
         except Exception as exc:  # see apply_rule's docstring: recorded as status error
-            failure = _failure(spec.name, exc, timeout)
+            failure = _failure(name, exc, timeout)
             return _outcome(raw, text, failure.status, failure.reason, tuple(trace), notes)
         if after.__class__ is not str:  # the usual case, a plain str, skips these tests
             if not isinstance(after, str):
-                failure = _not_text(spec.name, after)
+                failure = _not_text(name, after)
                 return _outcome(raw, text, failure.status, failure.reason, tuple(trace), notes)
             if isinstance(after, AnnotatedText):
                 notes.update(after.notes)
                 after = str(after)
         if after is not text and after != text:
-            step = {"index": index, "rule": spec.name, "version": spec.version, "before": text, "after": after}
-            trace.append(frozen_instance(TraceStep, step))
+            step = new(TraceStep)
+            step.__dict__.update(index=index, rule=name, version=version, before=text, after=after)
+            trace.append(step)
             text = after
-    return _outcome(raw, text, st.OK, None, tuple(trace), notes)
+    outcome = new(ChainOutcome)
+    outcome.__dict__.update(raw=raw, text=text, status=st.OK, reason=None, trace=tuple(trace), notes=notes)
+    return outcome
 
 
 def _outcome(
