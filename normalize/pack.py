@@ -31,9 +31,9 @@ from normalize.engine import (
     RuleSpec,
     TraceStep,
     build_spec,
+    chain_fields,
     check_stage_order,
     replay,
-    run_chain,
 )
 from normalize.errors import CheckSectionError, PackError, RejectText, UsageError
 from normalize.registry import (
@@ -299,22 +299,17 @@ class Pack:
                     rules_hash=self.hash, extra=extra,
                 )
         settings = self.settings
-        outcome = run_chain(
-            chain,
-            text,
-            timeout=settings.regex_timeout,
-            max_input_bytes=settings.max_input_bytes,
-            budget=settings.row_budget,
-        )
+        raw, normalized, status, reason, trace, notes = chain_fields(
+            chain, text, settings.regex_timeout, settings.max_input_bytes, settings.row_budget
+        )  # run_chain's outcome, without building it
         answer: Any = None
-        status, reason = outcome.status, outcome.reason
-        extra.update(outcome.notes)
-        if status == st.OK and outcome.text is not None:
-            status, reason, answer, parsed_extra = self._parse(t.parser, outcome.text, options, outcome.notes)
+        extra.update(notes)
+        if status == st.OK and normalized is not None:
+            status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes)
             extra.update(parsed_extra)
         result: Result = object.__new__(Result)  # Result(...), built faster: see frozen_instance
         result.__dict__.update(
-            raw=outcome.raw, text=outcome.text, status=status, reason=reason, trace=outcome.trace,
+            raw=raw, text=normalized, status=status, reason=reason, trace=trace,
             task=task, task_type=task_type, answer=answer, rules_hash=self.hash, extra=extra,
         )  # fmt: skip
         return result
