@@ -58,6 +58,16 @@ def start_budget(seconds: float | None) -> Token[_Deadline | None]:
     return _DEADLINE.set((seconds, time.monotonic() + seconds, time.thread_time()))
 
 
+def start_budget_wall(seconds: float | None) -> tuple[Token[_Deadline | None], float]:
+    """:func:`start_budget`, and the :func:`wall_deadline` it sets (read without a second lookup)."""
+    if seconds is None:
+        return _DEADLINE.set(None), _NO_DEADLINE
+    if seconds <= 0:
+        raise ValueError(f"row budget must be positive, got {seconds!r}")
+    wall = time.monotonic() + seconds
+    return _DEADLINE.set((seconds, wall, time.thread_time())), wall
+
+
 def end_budget(token: Token[_Deadline | None]) -> None:
     """Restore the budget that was active before :func:`start_budget` gave ``token``."""
     _DEADLINE.reset(token)

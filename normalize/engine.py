@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from normalize import status as st
@@ -13,8 +14,7 @@ from normalize._budget import (
     BudgetExceeded,
     check_budget,
     end_budget,
-    start_budget,
-    wall_deadline,
+    start_budget_wall,
 )
 from normalize._frozen import check_plain_frozen, frozen_instance
 from normalize.errors import RejectText
@@ -158,6 +158,12 @@ class Chain:
     def __len__(self) -> int:
         return len(self.specs)
 
+    @cached_property
+    def _steps(self) -> tuple[tuple[int, str, Params, int], ...]:
+        """``(index, name, params, version)`` of each spec, for the engine's loop (read once per
+        chain, not per row; the rule's function is still looked up in the registry per row)."""
+        return tuple((index, spec.name, spec.params, spec.version) for index, spec in enumerate(self.specs))
+
     def to_json(self) -> list[dict[str, Any]]:
         return [spec.to_json() for spec in self.specs]
 
@@ -269,63 +275,75 @@ def run_chain(
     between rules and inside the long loops of rules; past it the row gets ``error`` naming
     the rule that was running.  Nothing here raises on bad text.
     """
+    return _outcome(*chain_fields(chain, raw, timeout, max_input_bytes, budget))
+
+
+#: What :func:`run_chain` gives, as the tuple of :class:`ChainOutcome`'s fields in order.
+OutcomeFields = tuple[str | None, str | None, st.Status, str | None, tuple[TraceStep, ...], dict[str, Any]]
+
+
+def chain_fields(
+    chain: Chain, raw: str | None, timeout: float, max_input_bytes: int, budget: float | None
+) -> OutcomeFields:
+    """:func:`run_chain`'s outcome as a tuple of its fields (``Pack.run`` reads them into its
+    ``Result`` without building the ``ChainOutcome``)."""
     if raw is None:
-        return ChainOutcome(None, None, st.NO_OUTPUT, "the model produced no output", ())
+        return None, None, st.NO_OUTPUT, "the model produced no output", (), {}
     if not isinstance(raw, str):
-        return ChainOutcome(
-            None, None, st.INVALID, f"output must be a string or null, got {type(raw).__name__}", ()
-        )
+        return None, None, st.INVALID, f"output must be a string or null, got {type(raw).__name__}", (), {}
     # at most 4 UTF-8 bytes a code point: a text that short is within the limit, unencoded
     size = len(raw.encode("utf-8", "surrogatepass")) if len(raw) * 4 > max_input_bytes else 0
     if size > max_input_bytes:
-        return ChainOutcome(
-            raw,
-            None,
-            st.ERROR,
-            f"input is {size} bytes, over the limit of {max_input_bytes} bytes (max_input_bytes)",
-            (),
-        )
-    token = start_budget(budget)
+        reason = f"input is {size} bytes, over the limit of {max_input_bytes} bytes (max_input_bytes)"
+        return raw, None, st.ERROR, reason, (), {}
+    token, wall = start_budget_wall(budget)
     try:
-        return _run_specs(chain, raw, timeout)
+        return _run_specs(chain, raw, timeout, wall)
     finally:
         end_budget(token)
 
 
-def _run_specs(chain: Chain, raw: str, timeout: float) -> ChainOutcome:
-    """The chain under the active budget: :func:`_apply_from` per rule, written out in the loop
-    (a call fewer per rule; ``check_budget()`` is called only once the monotonic clock passes
-    the budget's wall deadline, before which it would return at once)."""
+def _run_specs(chain: Chain, raw: str, timeout: float, wall: float) -> OutcomeFields:
+    """The chain under the active budget (``wall``: its :func:`wall_deadline`): :func:`_apply_from`
+    per rule, written out in the loop (a call fewer per rule; ``check_budget()`` is called only
+    once the monotonic clock passes the wall deadline, before which it would return at once).
+    Trace steps are built by filling their ``__dict__`` (what :func:`frozen_instance` does, inline)."""
     text = raw
     trace: list[TraceStep] = []
     notes: dict[str, Any] = {}
     rules = REGISTRY.rules
-    wall = wall_deadline()
     monotonic = time.monotonic
-    for index, spec in enumerate(chain.specs):
+    new = object.__new__
+    for index, name, params, version in chain._steps:
         try:
-            after = rules[spec.name].fn(text, spec.params, timeout=timeout)
+            after = rules[name].fn(text, params, timeout=timeout)
             if monotonic() >= wall:
                 check_budget()
         except Exception as exc:  # see apply_rule's docstring: recorded as status error
-            failure = _failure(spec.name, exc, timeout)
-            return _outcome(raw, text, failure.status, failure.reason, tuple(trace), notes)
+            failure = _failure(name, exc, timeout)
+            return raw, text, failure.status, failure.reason, tuple(trace), notes
         if after.__class__ is not str:  # the usual case, a plain str, skips these tests
             if not isinstance(after, str):
-                failure = _not_text(spec.name, after)
-                return _outcome(raw, text, failure.status, failure.reason, tuple(trace), notes)
+                failure = _not_text(name, after)
+                return raw, text, failure.status, failure.reason, tuple(trace), notes
             if isinstance(after, AnnotatedText):
                 notes.update(after.notes)
                 after = str(after)
         if after is not text and after != text:
-            step = {"index": index, "rule": spec.name, "version": spec.version, "before": text, "after": after}
-            trace.append(frozen_instance(TraceStep, step))
+            step = new(TraceStep)
+            step.__dict__.update(index=index, rule=name, version=version, before=text, after=after)
+            trace.append(step)
             text = after
-    return _outcome(raw, text, st.OK, None, tuple(trace), notes)
+    return raw, text, st.OK, None, tuple(trace), notes
 
 
 def _outcome(
-    raw: str, text: str, status: st.Status, reason: str | None, trace: tuple[TraceStep, ...], notes: dict[str, Any]
+    raw: str | None,
+    text: str | None,
+    status: st.Status,
+    reason: str | None,
+    trace: tuple[TraceStep, ...],
+    notes: dict[str, Any],
 ) -> ChainOutcome:
     fields = {"raw": raw, "text": text, "status": status, "reason": reason, "trace": trace, "notes": notes}
     return frozen_instance(ChainOutcome, fields)

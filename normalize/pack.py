@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
 from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, end_budget, start_budget
-from normalize._frozen import check_plain_frozen, frozen_instance
+from normalize._frozen import check_plain_frozen
 from normalize._json import canonical_json
 from normalize._version import __version__
 from normalize._yaml import Document, load_yaml
@@ -31,9 +31,9 @@ from normalize.engine import (
     RuleSpec,
     TraceStep,
     build_spec,
+    chain_fields,
     check_stage_order,
     replay,
-    run_chain,
 )
 from normalize.errors import CheckSectionError, PackError, RejectText, UsageError
 from normalize.registry import (
@@ -298,32 +298,21 @@ class Pack:
                     reason=f"row schema: {exc}", trace=(), task=task, task_type=task_type,
                     rules_hash=self.hash, extra=extra,
                 )
-        outcome = run_chain(
-            chain,
-            text,
-            timeout=self.settings.regex_timeout,
-            max_input_bytes=self.settings.max_input_bytes,
-            budget=self.settings.row_budget,
-        )
+        settings = self.settings
+        raw, normalized, status, reason, trace, notes = chain_fields(
+            chain, text, settings.regex_timeout, settings.max_input_bytes, settings.row_budget
+        )  # run_chain's outcome, without building it
         answer: Any = None
-        status, reason = outcome.status, outcome.reason
-        extra.update(outcome.notes)
-        if status == st.OK and outcome.text is not None:
-            status, reason, answer, parsed_extra = self._parse(t.parser, outcome.text, options, outcome.notes)
+        extra.update(notes)
+        if status == st.OK and normalized is not None:
+            status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes)
             extra.update(parsed_extra)
-        fields = {
-            "raw": outcome.raw,
-            "text": outcome.text,
-            "status": status,
-            "reason": reason,
-            "trace": outcome.trace,
-            "task": task,
-            "task_type": task_type,
-            "answer": answer,
-            "rules_hash": self.hash,
-            "extra": extra,
-        }
-        return frozen_instance(Result, fields)  # Result(**fields), built faster
+        result: Result = object.__new__(Result)  # Result(...), built faster: see frozen_instance
+        result.__dict__.update(
+            raw=raw, text=normalized, status=status, reason=reason, trace=trace,
+            task=task, task_type=task_type, answer=answer, rules_hash=self.hash, extra=extra,
+        )  # fmt: skip
+        return result
 
     def _parse(
         self,
@@ -341,8 +330,8 @@ class Pack:
             except ValueError as exc:
                 return st.INVALID, f"parser {spec.name}: {exc}", None, {}
         settings = self.settings
-        context = {"options": domain, "timeout": settings.regex_timeout, "notes": dict(notes) if notes else {}}
-        ctx = frozen_instance(ParseContext, context)
+        ctx: ParseContext = object.__new__(ParseContext)  # ParseContext(...): see frozen_instance
+        ctx.__dict__.update(options=domain, timeout=settings.regex_timeout, notes=dict(notes) if notes else {})
         definition = REGISTRY.parsers[spec.name]
         try:
             token = start_budget(settings.row_budget)

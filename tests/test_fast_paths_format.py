@@ -395,3 +395,36 @@ def test_frozen_instances_equal_the_ones_init_builds() -> None:
     for cls in (Checked, Mutable, int):
         with pytest.raises(TypeError):
             check_plain_frozen(cls)
+
+
+def _built_as_init_builds(instance: Any) -> None:
+    """``instance`` (filled through its ``__dict__`` by the engine) is what ``__init__`` builds."""
+    cls = type(instance)
+    names = [f.name for f in dataclasses.fields(cls)]
+    assert list(vars(instance)) == names  # every field, in order, nothing else
+    slow = cls(**vars(instance))
+    assert instance == slow and repr(instance) == repr(slow) and hash(repr(instance)) == hash(repr(slow))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        instance.raw = "c"
+
+
+@given(_TEXTS, hs.sampled_from(sorted(_PACK.task_types)), hs.sampled_from([None, 4, ["yes", "no"]]))
+@settings(max_examples=150, deadline=None)
+def test_the_engine_builds_results_steps_outcomes_and_contexts_as_init_does(text: str, task_type: str, options: Any) -> None:
+    seen: list[ParseContext] = []
+    parser = _PACK.task_types[task_type].parser.name
+    definition = REGISTRY.parsers[parser]
+
+    def recording(text: str, params: Any, ctx: ParseContext) -> Any:
+        seen.append(ctx)
+        return definition.fn(text, params, ctx)
+
+    REGISTRY.parsers[parser] = dataclasses.replace(definition, fn=recording)
+    try:
+        result = _PACK.run(text, task_type, options=options)
+    finally:
+        REGISTRY.parsers[parser] = definition
+    outcome = run_chain(_PACK.task_types[task_type].chain, text)
+    for instance in (result, outcome, *result.trace, *outcome.trace, *seen):
+        _built_as_init_builds(instance)
+    assert outcome.trace == result.trace
