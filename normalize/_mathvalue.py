@@ -459,33 +459,23 @@ _PLAIN_WHOLE: Final = re.compile(
 def _read_plain(s: str) -> MathValue | None:
     r"""The value of ``s`` when it is one of :data:`_PLAIN_WHOLE`'s shapes, read without the
     clean-up (nothing in them is cleaned but the ``$``, the period, ``\dfrac``); else ``None``.
+    Its canonical spelling is :func:`plain_canonical`'s, an exact decimal or reduced fraction
+    that ``Fraction`` reads back to the value.
 
     >>> [v.canonical for v in map(_read_plain, ["-862", "$61,260.", r"\frac{54140}{4}", "0.50"]) if v]
     ['-862', '61260', '13535', '0.5']
     """
-    m = _PLAIN_WHOLE.fullmatch(s)
-    if m is None:
+    canonical = plain_canonical(s)
+    if canonical is None:
         return None
-    sign, whole, decimals, numerator, denominator = m.groups()
-    if denominator is not None:
-        den = int(denominator)
-        if not den:
-            return None  # 1/0: the general path says what it is
-        value = Fraction(int(numerator), den)
-    elif decimals is not None:
-        value = Fraction(int(whole.replace(",", "") + decimals), 10 ** len(decimals))
-    else:
-        value = Fraction(int(whole.replace(",", "")))
-    if sign:
-        value = -value
-    canonical = format_fraction(value) if denominator is not None else format_number(value)
-    return MathValue("number", canonical, number=value)
+    return MathValue("number", canonical, number=Fraction(canonical))
 
 
 def plain_canonical(s: str) -> str | None:
-    r"""``_read_plain(s).canonical`` (``None`` where that is ``None``), spelled from the digits
-    without building the value: the parser's answer for a plain number (property test in
-    tests/test_math_fast_paths.py).
+    r"""The canonical spelling of ``s`` when it is one of :data:`_PLAIN_WHOLE`'s shapes (else
+    ``None``), written from the digits without building the value: the parser's answer for a
+    plain number, and what :func:`_read_plain` reads back (property tests in
+    tests/test_math_fast_paths.py: the same as the general reader gives).
 
     >>> [plain_canonical(s) for s in ["-862", "$61,260.", r"\frac{54140}{4}", "-0.50", r"\frac{0}{7}", "1/2"]]
     ['-862', '61260', '13535', '-0.5', '0', None]

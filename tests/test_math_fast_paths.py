@@ -2,7 +2,7 @@
 
 * the ``math`` parser's plain-number reader (:func:`normalize._mathvalue._read_plain`) against
   the general reader (:func:`normalize._mathvalue._read_general`) on generated number-like texts;
-* its spelling-only twin :func:`normalize._mathvalue.plain_canonical` against it, and
+* its spelling-only twin :func:`normalize._mathvalue.plain_canonical` against the general reader, and
   ``parse_math`` with its plain-number short cut against ``parse_math`` without it (every
   note the chain leaves, boxes, hedges, calculator annotations, invisible characters);
 * ``extract_math_answer`` against a copy of its previous algorithm (tests/_oracles/math.py) on
@@ -80,9 +80,13 @@ def test_plain_number_reader_equals_the_general_reader(s: str) -> None:
 @example("-\\frac{0}{5}")
 @example("\\frac{6}{3}")
 @example("0007.2500")
-def test_plain_canonical_is_the_plain_readers_spelling(s: str) -> None:
-    read = mv._read_plain(s)
-    assert mv.plain_canonical(s) == (None if read is None else read.canonical), s
+def test_plain_canonical_is_the_general_readers_spelling(s: str) -> None:
+    # (_read_plain is built from plain_canonical: the general reader is the reference)
+    canonical = mv.plain_canonical(s)
+    if canonical is not None:
+        general = _general(s)
+        assert isinstance(general, mv.MathValue) and general.canonical == canonical, s
+        assert mv._read_plain(s) == general, s
 
 
 def test_chinese_numeral_characters_are_never_ascii() -> None:

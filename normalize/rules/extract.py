@@ -21,6 +21,7 @@ import bisect
 import itertools
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -373,8 +374,10 @@ def _located(
     pos: int,
     timeout: float,
     shift: int = 0,
+    end: int = sys.maxsize,
 ) -> regex.Match[str] | None:
-    """The leftmost match of ``compiled`` in ``text`` at ``pos`` or later (what ``search`` gives).
+    """The leftmost match of ``compiled`` in ``text[:end]`` at ``pos`` or later (what ``search``
+    gives; ``end`` is an ``endpos``: the text is read as if it ended there).
 
     ``haystack`` is ``text`` folded (or projected, or itself) as ``locator`` and ``anchors``
     expect, position for position.  With a locator, the pattern is matched only where the
@@ -384,27 +387,27 @@ def _located(
     """
     if locator is not None:
         for _ in range(_MAX_ANCHORS):
-            hit = locator.search(haystack, pos + shift)
+            hit = locator.search(haystack, pos + shift, end)
             if hit is None:
                 return None
             at = hit.start() - shift
-            match = compiled.match(text, at, timeout=timeout)
+            match = compiled.match(text, at, end, timeout=timeout)
             if match is not None:
                 return match
             pos = at + 1
-        return compiled.search(text, pos, timeout=timeout)
+        return compiled.search(text, pos, end, timeout=timeout)
     if anchors is None:
-        return compiled.search(text, pos, timeout=timeout)
+        return compiled.search(text, pos, end, timeout=timeout)
     for _ in range(_MAX_ANCHORS):
-        places = [at for at in (haystack.find(literal, pos) for literal in anchors) if at >= 0]
+        places = [at for at in (haystack.find(literal, pos, end) for literal in anchors) if at >= 0]
         if not places:
             return None
         at = min(places)  # no match can start before it
-        match = compiled.match(text, at, timeout=timeout)
+        match = compiled.match(text, at, end, timeout=timeout)
         if match is not None:
             return match
         pos = at + 1
-    return compiled.search(text, pos, timeout=timeout)
+    return compiled.search(text, pos, end, timeout=timeout)
 
 
 def marker_matches(patterns: tuple[str, ...], text: str, folded: str, *, timeout: float) -> list[regex.Match[str]]:

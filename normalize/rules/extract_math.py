@@ -52,6 +52,7 @@ from normalize.rules.extract import (
     _box_span,
     _brace_pairs,
     _closing_brace,
+    _located,
     _outside_code,
     _Plan,
     _plan,
@@ -422,52 +423,6 @@ def _last_statement(
     return _stated(scan, matches, separators, final=final, timeout=timeout)
 
 
-def _next_match(
-    compiled: regex.Pattern[str],
-    locator: re.Pattern[Any] | None,
-    anchors: tuple[bytes, ...] | None,
-    text: str,
-    haystack: Any,
-    pos: int,
-    end: int,
-    timeout: float,
-    shift: int = 0,
-) -> regex.Match[str] | None:
-    """The leftmost match of ``compiled`` in ``text[:end]`` at ``pos`` or later (what
-    ``search`` gives), tried only where ``locator`` hits or one of ``anchors`` occurs in
-    ``haystack`` (the text projected, or itself, position for position); after a few misses,
-    one scan.  ``end`` is an ``endpos``: the text is read as if it ended there.  A locator
-    that hits ``shift`` characters into its literal (``_Plan.shift``) is searched from
-    ``pos + shift``, and its hit moved back by as much."""
-    if locator is not None:
-        for _ in range(_MAX_TRIES):
-            hit = locator.search(haystack, pos + shift, end)
-            if hit is None:
-                return None
-            at = hit.start() - shift
-            match = compiled.match(text, at, end, timeout=timeout)
-            if match is not None:
-                return match
-            pos = at + 1
-        return compiled.search(text, pos, end, timeout=timeout)
-    if anchors is None:
-        return compiled.search(text, pos, end, timeout=timeout)
-    for _ in range(_MAX_TRIES):
-        places = [at for at in (haystack.find(literal, pos, end) for literal in anchors) if at >= 0]
-        if not places:
-            return None
-        at = min(places)  # no match can start before it
-        match = compiled.match(text, at, end, timeout=timeout)
-        if match is not None:
-            return match
-        pos = at + 1
-    return compiled.search(text, pos, end, timeout=timeout)
-
-
-#: Past this many locator hits without a match, one scan.
-_MAX_TRIES: Final = 8
-
-
 def _plan_matches(
     scan: _Scan, plans: list[_Plan], end: int, timeout: float
 ) -> list[regex.Match[str]] | None:
@@ -498,21 +453,21 @@ def _plan_matches(
     if len(finders) == 1:
         compiled, locator, anchors, haystack, at, shift = finders[0]
         while True:
-            match = _next_match(compiled, locator, anchors, text, haystack, at, end, timeout, shift)
+            match = _located(compiled, locator, anchors, text, haystack, at, timeout, shift, end)
             if match is None:
                 return found
             at = match.end()
             if at == match.start():
                 return None
             found.append(match)
-    upcoming = [_next_match(c, loc, anc, text, hay, at, end, timeout, sh) for c, loc, anc, hay, at, sh in finders]
+    upcoming = [_located(c, loc, anc, text, hay, at, timeout, sh, end) for c, loc, anc, hay, at, sh in finders]
     pos = 0
     while True:
         best: regex.Match[str] | None = None
         for index, match in enumerate(upcoming):
             if match is not None and match.start() < pos:  # overtaken: search on from pos
                 compiled, locator, anchors, haystack, at, shift = finders[index]
-                match = _next_match(compiled, locator, anchors, text, haystack, max(pos, at), end, timeout, shift)
+                match = _located(compiled, locator, anchors, text, haystack, max(pos, at), timeout, shift, end)
                 upcoming[index] = match
             if match is not None and (best is None or match.start() < best.start()):
                 best = match  # on a tie the earlier pattern, as the alternation tries it first
