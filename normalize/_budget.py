@@ -51,11 +51,7 @@ def start_budget(seconds: float | None) -> Token[_Deadline | None]:
     """Make a budget of ``seconds`` of CPU time (``None``: none) the active one, from now on;
     give the token to :func:`end_budget` when the body is done (what :class:`row_budget` does,
     without the object; the engine calls these directly, once per row and once per parse)."""
-    if seconds is None:
-        return _DEADLINE.set(None)
-    if seconds <= 0:
-        raise ValueError(f"row budget must be positive, got {seconds!r}")
-    return _DEADLINE.set((seconds, time.monotonic() + seconds, time.thread_time()))
+    return start_budget_wall(seconds)[0]
 
 
 def start_budget_wall(seconds: float | None) -> tuple[Token[_Deadline | None], float]:
