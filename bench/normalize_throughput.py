@@ -9,7 +9,7 @@ A figure, not a test.  Every repeat reads its own corpus (seeds ``--seed`` on), 
 cached by text in one repeat serves the next; an untimed warm-up pass comes first.
 
 The ratio is timed two ways, because one bare search (~1.4 µs a row) runs at very different
-speeds depending on what ran just before it (measured: 500k–1.1M rows/s on one machine, one
+speeds depending on what ran just before it (measured: 0.6–1.1M rows/s on one machine, one
 corpus): back to back with itself its code and the outputs stay in the CPU's caches; right
 after other work they do not.  A chain (~25–45 µs a row) barely notices.
 
