@@ -21,7 +21,6 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Final, Literal
 
-import cn2an
 import regex
 
 from normalize import status as st
@@ -324,6 +323,8 @@ def chinese_integer(run: str) -> int | None:
             return None
     if run[-1] == "零":
         return None
+    import cn2an  # here, not at the top: importing it costs ~80 ms, and most runs never get here
+
     try:
         value = cn2an.cn2an(run, "normal")
     except (ValueError, KeyError):  # cn2an's two ways of saying "not a numeral"

@@ -512,3 +512,12 @@ def test_strip_trailing_whitespace_is_linear_on_long_space_runs(per_line: bool) 
     text = " " * 200_000 + "x"
     params = StripTrailingWhitespaceParams(per_line=per_line)
     assert REGISTRY.rule("strip_trailing_whitespace")(text, params, timeout=0.05) == text
+
+
+def test_space_separators_are_every_zs_character() -> None:
+    """The written-out list of space separators is exactly Unicode category Zs as the running
+    ``unicodedata`` has it (a newer Unicode that moved a character would fail here)."""
+    from normalize.rules.format import _SPACE_SEPARATORS
+
+    everything = "".join(c for c in map(chr, range(0x110000)) if unicodedata.category(c) == "Zs")
+    assert _SPACE_SEPARATORS == everything
