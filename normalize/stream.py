@@ -5,6 +5,13 @@ record for the caller's running totals, and writes the lines in input order.  No
 more than a bounded number of rows: with one job a row at a time, with N jobs at most
 ``2·N`` chunks of at most :data:`CHUNK_ROWS` rows or :data:`CHUNK_BYTES` bytes.
 
+With N jobs the parent only hands out work and writes results in order, and it shares the
+cores with the workers, so what it does per byte counts: from a regular input file it sends
+each worker a byte range (the worker reads its lines itself, :func:`read_range`), and into a
+regular output file each worker writes its chunk's lines to a part file that the parent
+appends with ``copy_file_range`` (no copy through a pipe, no unpickling).  A pipe or stdin
+on either side sends the bytes themselves.
+
 Output to a file is atomic: rows go to ``OUT.partial`` beside ``OUT`` (with a sidecar
 ``OUT.partial.json`` naming the input, pack hash and options), and only a complete run
 renames it to ``OUT``; an interrupted run leaves ``OUT`` as it was.  ``--resume`` keeps every
@@ -21,18 +28,21 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import mmap
 import multiprocessing
 import os
+import shutil
 import signal
 import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from normalize._io import iter_lines, stdout_bytes
 from normalize.cli import EXIT_INTERRUPTED
@@ -363,6 +373,179 @@ def _run_chunk(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
     return _WORKER(chunk)
 
 
+class RangeTask(NamedTuple):
+    """A chunk given to a worker by place: input lines ``first``… (``lines`` of them, blank ones
+    included) at bytes ``start``–``end`` of ``path``; ``part``: the file to write the output
+    lines to (``None``: send them back)."""
+
+    path: str
+    start: int
+    end: int
+    first: int
+    lines: int
+    part: str | None
+
+
+class RangeDone(NamedTuple):
+    """What a worker sends back for a :class:`RangeTask`: the output bytes (``None`` when they
+    are in the part file), their length, the records, the last non-blank line's number."""
+
+    data: bytes | None
+    size: int
+    records: list[Any]
+    last: int
+
+
+def read_range(path: str | Path, start: int, end: int, first: int) -> list[tuple[int, bytes]]:
+    """The rows :func:`normalize._io.iter_lines` gives for the whole lines at bytes ``start``–``end``
+    of ``path``, the first of them being line ``first``: ``(line number, bytes without the line
+    end)``, blank lines left out but counted.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile(delete=False) as f:
+    ...     _ = f.write(b'{"a": 1}\\n\\n  \\r\\n{"b": 2}\\r\\n{"c": 3}')
+    >>> read_range(f.name, 0, 36, 1), read_range(f.name, 14, 36, 4)
+    ([(1, b'{"a": 1}'), (4, b'{"b": 2}'), (5, b'{"c": 3}')], [(4, b'{"b": 2}'), (5, b'{"c": 3}')])
+    >>> os.unlink(f.name)
+    """
+    with open(path, "rb", buffering=0) as handle:
+        handle.seek(start)
+        data = handle.read(end - start)
+    pieces = data.split(b"\n")
+    if pieces[-1] == b"":  # the range ends with a line end: no line after it
+        pieces.pop()
+    return [(first + i, raw.rstrip(b"\r\n")) for i, raw in enumerate(pieces) if raw.strip()]
+
+
+def line_ranges(
+    path: str | Path, *, rows: int | None = None, size: int | None = None
+) -> Iterator[tuple[int, int, int, int]]:
+    """``(start, end, first line, lines)`` of consecutive chunks of ``path``'s lines: whole lines,
+    at most ``rows`` lines (blank ones included) and about ``size`` bytes each (over it by the
+    chunk's last line at most), in order, covering the file.  The file is mapped into memory and
+    its line ends found by C-level searches: nothing is copied, no line is read one by one.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile(delete=False) as f:
+    ...     _ = f.write(b"a\\nbb\\n\\nccc\\nd")
+    >>> list(line_ranges(f.name, rows=2))
+    [(0, 5, 1, 2), (5, 10, 3, 2), (10, 11, 5, 1)]
+    >>> list(line_ranges(f.name, size=1))
+    [(0, 2, 1, 1), (2, 5, 2, 1), (5, 6, 3, 1), (6, 10, 4, 1), (10, 11, 5, 1)]
+    >>> os.unlink(f.name)
+    """
+    rows = rows or CHUNK_ROWS
+    size = size or CHUNK_BYTES
+    with open(path, "rb") as handle:
+        length = os.fstat(handle.fileno()).st_size
+        if length == 0:
+            return
+        try:
+            view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # a file system that cannot map files
+            yield from _block_ranges(path, rows, size)
+            return
+        with view:
+            length = len(view)
+            start, first = 0, 1
+            while start < length:
+                cut, count = start, 0
+                while count < rows and cut - start < size:
+                    found = view.find(b"\n", cut)
+                    if found < 0:
+                        break
+                    cut, count = found + 1, count + 1
+                if count == 0:  # a last line without a line end
+                    yield start, length, first, 1
+                    return
+                yield start, cut, first, count
+                start, first = cut, first + count
+
+
+def _block_ranges(
+    path: str | Path, rows: int, size: int
+) -> Iterator[tuple[int, int, int, int]]:
+    """:func:`line_ranges` read in blocks of ``size`` bytes, for a file that cannot be mapped."""
+    with open(path, "rb", buffering=0) as handle:
+        start, first = 0, 1
+        buffer = bytearray()  # the file from byte `start` on, as far as it is read
+        eof = False
+        while True:
+            if not eof and len(buffer) < size:
+                block = handle.read(size)
+                if block:
+                    buffer += block
+                else:
+                    eof = True
+            cut = count = 0
+            while count < rows and cut < size:  # at most `rows` lines, about `size` bytes
+                found = buffer.find(b"\n", cut)
+                if found < 0:
+                    break
+                cut, count = found + 1, count + 1
+            if count:
+                yield start, start + cut, first, count
+                del buffer[:cut]
+                start, first = start + cut, first + count
+            elif eof:
+                if buffer:  # a last line without a line end
+                    yield start, start + len(buffer), first, 1
+                return
+            elif len(buffer) >= size:  # one line longer than `size`: read on to its end
+                while True:
+                    block = handle.read(size)
+                    if not block:
+                        eof = True
+                        break
+                    buffer += block
+                    if b"\n" in block:
+                        break
+
+
+def _run_range(task: RangeTask) -> RangeDone:
+    if _WORKER is None:
+        raise RuntimeError("the worker function was not set before the pool started")
+    chunk = read_range(task.path, task.start, task.end, task.first)
+    if not chunk:  # blank lines only
+        return RangeDone(b"", 0, [], 0)
+    data, records = _WORKER(chunk)
+    last = chunk[-1][0] if chunk else 0
+    if task.part is None:
+        return RangeDone(data, len(data), records, last)
+    with open(task.part, "wb") as part:
+        part.write(data)
+    return RangeDone(None, len(data), records, last)
+
+
+def _append_file(handle: IO[bytes], part: str, size: int) -> None:
+    """Append the first ``size`` bytes of file ``part`` to ``handle`` (a regular file) in the
+    kernel, where it can (``copy_file_range``), else through a buffer."""
+    handle.flush()
+    at = handle.tell()
+    copy_range = getattr(os, "copy_file_range", None)  # Linux only
+    with open(part, "rb", buffering=0) as source:
+        done = 0
+        try:
+            while copy_range is not None and done < size:
+                copied = copy_range(source.fileno(), handle.fileno(), size - done, done, at + done)
+                if copied == 0:
+                    break
+                done += copied
+        except OSError:  # another file system on an old kernel, or not allowed here: copy it below
+            pass
+        if done < size:
+            source.seek(done)
+            os.lseek(handle.fileno(), at + done, os.SEEK_SET)
+            while done < size:
+                piece = memoryview(source.read(min(size - done, CHUNK_BYTES)))
+                if not piece:
+                    raise OSError(f"part file {part} is shorter than the {size} bytes written to it")
+                while piece:  # os.write may take part of it
+                    written = os.write(handle.fileno(), piece)
+                    piece, done = piece[written:], done + written
+    handle.seek(at + size)
+
+
 def _init_worker(parent: int) -> None:
     """A worker ignores SIGINT (the parent decides when to stop) and dies with its parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -417,6 +600,8 @@ def run_job(
                 break
         return progress
 
+    if output.rows_kept == 0 and _regular_file(input_path):
+        return _run_ranges(str(input_path), output, worker, take, jobs=jobs, interrupt=interrupt, progress=progress)
     source = chunks(lines)
     first = next(source, None)
     if first is None:
@@ -460,6 +645,103 @@ def run_job(
     return progress
 
 
+def _run_ranges(
+    path: str,
+    output: Output,
+    worker: Worker,
+    take: Callable[[bytes, list[Any], int], None],
+    *,
+    jobs: int,
+    interrupt: Interrupt,
+    progress: Progress,
+) -> Progress:
+    """:func:`run_job`'s parallel path for a regular input file: each worker reads its byte
+    range itself, and writes its output lines to a part file when the output is a regular file
+    (appended here in input order, then removed), so neither the lines nor the results go
+    through a pipe.  The bytes written are the same as with one job."""
+    ranges = line_ranges(path)
+    first = next(ranges, None)
+    if first is None:
+        return progress
+    # The first chunk runs here: lazy imports and compiled patterns are then inherited by the
+    # workers instead of being paid once per worker.
+    chunk = read_range(path, first[0], first[1], first[2])
+    if chunk:
+        data, records = worker(chunk)
+        take(data, records, chunk[-1][0])
+    if interrupt.requested:
+        progress.interrupted = True
+        return progress
+
+    global _WORKER
+    _WORKER = worker
+    output.handle.flush()  # forked workers must not inherit unwritten bytes
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parts = _regular_output(output)
+    folder = tempfile.mkdtemp(prefix=".normalize-parts-", dir=parts) if parts is not None else None
+    gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
+    context = multiprocessing.get_context("fork")
+    pending: list[tuple[Future[RangeDone], str | None]] = []
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
+                                 initargs=(os.getpid(),)) as pool:
+            exhausted = False
+            number = 0
+            while True:
+                while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
+                    upcoming = next(ranges, None)
+                    if upcoming is None:
+                        exhausted = True
+                        break
+                    start, end, line, lines = upcoming
+                    part = None if folder is None else os.path.join(folder, f"{number}.part")
+                    number += 1
+                    task = RangeTask(path, start, end, line, lines, part)
+                    pending.append((pool.submit(_run_range, task), part))
+                if not pending:
+                    break
+                future, part = pending.pop(0)
+                done = future.result()
+                if not done.records:  # blank lines only
+                    continue
+                if part is None:
+                    take(done.data or b"", done.records, done.last)
+                else:
+                    _append_file(output.handle, part, done.size)
+                    os.unlink(part)
+                    take(b"", done.records, done.last)
+            progress.interrupted = interrupt.requested and not exhausted
+    finally:
+        _WORKER = None
+        gc.unfreeze()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    return progress
+
+
+def _regular_file(path: str | Path) -> bool:
+    """Whether ``path`` names a regular file (not stdin, a pipe or a device): it can be read by range."""
+    if str(path) == "-":
+        return False
+    try:
+        return stat.S_ISREG(Path(path).stat().st_mode)
+    except OSError:
+        return False
+
+
+def _regular_output(output: Output) -> str | None:
+    """The folder for part files when ``output`` writes a regular file (its own folder), else ``None``."""
+    try:
+        regular = stat.S_ISREG(os.fstat(output.handle.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's buffer)
+        return None
+    if not regular:
+        return None
+    target = output.partial if output.path is not None else None
+    return str(target.parent) if target is not None else None
+
+
 def _fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
@@ -490,15 +772,19 @@ __all__ = [
     "Interrupt",
     "Output",
     "Progress",
+    "RangeDone",
+    "RangeTask",
     "add_stream_options",
     "check_jobs",
     "chunks",
     "default_jobs",
     "input_identity",
     "interruptible",
+    "line_ranges",
     "open_output",
     "partial_path",
     "progress_bar",
+    "read_range",
     "run_job",
     "stopped_message",
     "write_atomically",

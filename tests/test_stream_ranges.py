@@ -1,0 +1,118 @@
+"""The parallel path reads its chunks by byte range and appends part files: the same rows and bytes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from normalize import stream
+from normalize._io import iter_lines
+
+_PIECES = st.sampled_from([b"a", b"{}", b"\n", b"\n", b"\r", b" ", b"\t", b"\xff", "é".encode()])
+
+
+def _chunks_by_range(path: Path, rows: int, size: int, mapped: bool = True) -> list[tuple[int, int, int, int]]:
+    if mapped:
+        return list(stream.line_ranges(path, rows=rows, size=size))
+    return list(stream._block_ranges(path, rows, size))  # where the file cannot be mapped
+
+
+@given(st.lists(_PIECES, max_size=60).map(b"".join), st.sampled_from([1, 2, 3, 256]), st.sampled_from([1, 3, 8, 1 << 20]),
+       st.booleans())
+@settings(max_examples=400, deadline=None)
+def test_ranges_give_the_rows_iter_lines_gives(tmp_path_factory: pytest.TempPathFactory, data: bytes, rows: int,
+                                               size: int, mapped: bool) -> None:
+    """Chunks read back by range are ``iter_lines`` of the file, cut anywhere between lines:
+    contiguous, covering the file, each within ``rows`` lines (blank ones counted) and over
+    ``size`` bytes by its last line at most."""
+    path = tmp_path_factory.mktemp("ranges") / "in.jsonl"
+    path.write_bytes(data)
+    ranges = _chunks_by_range(path, rows, size, mapped)
+    assert [r[0] for r in ranges] == ([0, *(r[1] for r in ranges[:-1])] if ranges else [])
+    assert (ranges[-1][1] if ranges else 0) == len(data)
+    physical = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    assert sum(r[3] for r in ranges) == physical
+    line = 1
+    for start, end, first, lines in ranges:
+        assert first == line and 1 <= lines <= rows
+        assert data[start:end].count(b"\n") in (lines, lines - 1)
+        last_start = data.rfind(b"\n", start, end - 1) + 1  # where the chunk's last line starts
+        assert lines == 1 or last_start - start < size  # about `size`: over it by its last line at most
+        line += lines
+    rows_read = [row for start, end, first, _ in ranges for row in stream.read_range(path, start, end, first)]
+    assert rows_read == list(iter_lines(path))
+
+
+@pytest.mark.parametrize("mapped", [True, False])
+def test_a_line_longer_than_a_block_is_one_chunk(tmp_path: Path, mapped: bool) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"x" * 50 + b"\nshort\n" + b"y" * 30)
+    assert _chunks_by_range(path, 256, 8, mapped) == [(0, 51, 1, 1), (51, 57, 2, 1), (57, 87, 3, 1)]
+
+
+def _echo(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
+    return b"".join(b"%d:%s\n" % (number, raw) for number, raw in chunk), [number for number, _ in chunk]
+
+
+def _job(tmp_path: Path, src: Path, name: str, jobs: int) -> tuple[bytes, list[Any]]:
+    records: list[Any] = []
+    with stream.open_output(tmp_path / name, meta={"input": name}, resume=False) as output:
+        done = stream.run_job(src, output, _echo, records.extend, jobs=jobs, interrupt=stream.Interrupt())
+        assert done.rows == len(records) and not done.interrupted
+        output.commit()
+    return (tmp_path / name).read_bytes(), records
+
+
+@pytest.fixture
+def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(stream, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(stream, "CHUNK_ROWS", 7)  # many chunks, several in flight
+    lines = [b'{"i": %d}' % i if i % 5 else b"  " for i in range(300)]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\r\n{\"last\": 1}")
+    return path
+
+
+def test_parallel_output_into_a_file_is_the_bytes_of_one_job(tmp_path: Path, source: Path) -> None:
+    one = _job(tmp_path, source, "one.jsonl", 1)
+    two = _job(tmp_path, source, "two.jsonl", 2)
+    assert one == two
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".normalize-parts-")]  # part files removed
+
+
+def test_parallel_output_without_copy_file_range(tmp_path: Path, source: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the kernel cannot copy between the files, the parent copies the part file itself."""
+    one = _job(tmp_path, source, "one.jsonl", 1)
+
+    def refuse(*args: Any) -> int:
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "copy_file_range", refuse)
+    assert _job(tmp_path, source, "two.jsonl", 2) == one
+    monkeypatch.delattr(os, "copy_file_range")  # not Linux
+    assert _job(tmp_path, source, "three.jsonl", 2) == one
+
+
+def test_parallel_output_into_a_pipe_sends_the_bytes(tmp_path: Path, source: Path) -> None:
+    """Output that is not a regular file (here a pipe) gets the lines back from the workers."""
+    one = _job(tmp_path, source, "one.jsonl", 1)
+    read, write = os.pipe()
+    records: list[Any] = []
+    pid = os.fork()
+    if pid == 0:  # the reader: copies the pipe into a file
+        os.close(write)
+        with open(tmp_path / "piped.jsonl", "wb") as sink:
+            while chunk := os.read(read, 1 << 16):
+                sink.write(chunk)
+        os._exit(0)
+    os.close(read)
+    with open(write, "wb") as handle:
+        output = stream.Output(None, handle)
+        stream.run_job(source, output, _echo, records.extend, jobs=2, interrupt=stream.Interrupt())
+    os.waitpid(pid, 0)
+    assert ((tmp_path / "piped.jsonl").read_bytes(), records) == one
