@@ -5,12 +5,12 @@ record for the caller's running totals, and writes the lines in input order.  No
 more than a bounded number of rows: with one job a row at a time, with N jobs at most
 ``2·N`` chunks of at most :data:`CHUNK_ROWS` rows or :data:`CHUNK_BYTES` bytes.
 
-With N jobs the parent only hands out work and writes results in order, and it shares the
+With N jobs the parent only hands out work and keeps the running totals, and it shares the
 cores with the workers, so what it does per byte counts: from a regular input file it sends
 each worker a byte range (the worker reads its lines itself, :func:`read_range`), and into a
-regular output file each worker writes its chunk's lines to a part file that the parent
-appends with ``copy_file_range`` (no copy through a pipe, no unpickling).  A pipe or stdin
-on either side sends the bytes themselves.
+regular output file the workers write their chunks' lines themselves, each chunk at the end of
+the output once every earlier chunk is written (a turn passed under a lock): no line goes
+through a pipe.  A pipe or stdin on either side sends the bytes themselves.
 
 Output to a file is atomic: rows go to ``OUT.partial`` beside ``OUT`` (with a sidecar
 ``OUT.partial.json`` naming the input, pack hash and options), and only a complete run
@@ -31,11 +31,9 @@ import json
 import mmap
 import multiprocessing
 import os
-import shutil
 import signal
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -375,20 +373,20 @@ def _run_chunk(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
 
 class RangeTask(NamedTuple):
     """A chunk given to a worker by place: input lines ``first``… (``lines`` of them, blank ones
-    included) at bytes ``start``–``end`` of ``path``; ``part``: the file to write the output
-    lines to (``None``: send them back)."""
+    included) at bytes ``start``–``end`` of ``path``; ``turn``: its place among the chunks the
+    workers write themselves (``-1``: send the output lines back instead)."""
 
     path: str
     start: int
     end: int
     first: int
     lines: int
-    part: str | None
+    turn: int
 
 
 class RangeDone(NamedTuple):
-    """What a worker sends back for a :class:`RangeTask`: the output bytes (``None`` when they
-    are in the part file), their length, the records, the last non-blank line's number."""
+    """What a worker sends back for a :class:`RangeTask`: the output bytes (``None`` when it
+    wrote them), their length, the records, the last non-blank line's number."""
 
     data: bytes | None
     size: int
@@ -502,48 +500,57 @@ def _block_ranges(
                         break
 
 
+@dataclass
+class _Sink:
+    """The output file the workers write in turn: its descriptor, the next chunk's turn and
+    where it goes (shared memory, under ``lock``), and whether a chunk failed."""
+
+    fd: int
+    lock: Any  # multiprocessing.Condition
+    turn: Any  # multiprocessing RawValue("q"): the turn of the chunk to write next
+    offset: Any  # RawValue("q"): where it goes
+    failed: Any  # RawValue("b"): a chunk failed; no later one is written
+
+
+_SINK: _Sink | None = None  # set in the parent before the pool forks; workers inherit it
+
+
 def _run_range(task: RangeTask) -> RangeDone:
     if _WORKER is None:
         raise RuntimeError("the worker function was not set before the pool started")
-    chunk = read_range(task.path, task.start, task.end, task.first)
-    if not chunk:  # blank lines only
-        return RangeDone(b"", 0, [], 0)
-    data, records = _WORKER(chunk)
-    last = chunk[-1][0] if chunk else 0
-    if task.part is None:
-        return RangeDone(data, len(data), records, last)
-    with open(task.part, "wb") as part:
-        part.write(data)
-    return RangeDone(None, len(data), records, last)
+    if task.turn < 0:
+        chunk = read_range(task.path, task.start, task.end, task.first)
+        data, records = _WORKER(chunk) if chunk else (b"", [])
+        return RangeDone(data, len(data), records, chunk[-1][0] if chunk else 0)
+    if _SINK is None:
+        raise RuntimeError("the output was not set before the pool started")
+    try:
+        chunk = read_range(task.path, task.start, task.end, task.first)
+        data, records = _WORKER(chunk) if chunk else (b"", [])
+    except BaseException:
+        _write_in_turn(_SINK, task.turn, None)  # later chunks must not wait for this one
+        raise
+    _write_in_turn(_SINK, task.turn, data)
+    return RangeDone(None, len(data), records, chunk[-1][0] if chunk else 0)
 
 
-def _append_file(handle: IO[bytes], part: str, size: int) -> None:
-    """Append the first ``size`` bytes of file ``part`` to ``handle`` (a regular file) in the
-    kernel, where it can (``copy_file_range``), else through a buffer."""
-    handle.flush()
-    at = handle.tell()
-    copy_range = getattr(os, "copy_file_range", None)  # Linux only
-    with open(part, "rb", buffering=0) as source:
-        done = 0
-        try:
-            while copy_range is not None and done < size:
-                copied = copy_range(source.fileno(), handle.fileno(), size - done, done, at + done)
-                if copied == 0:
-                    break
-                done += copied
-        except OSError:  # another file system on an old kernel, or not allowed here: copy it below
-            pass
-        if done < size:
-            source.seek(done)
-            os.lseek(handle.fileno(), at + done, os.SEEK_SET)
-            while done < size:
-                piece = memoryview(source.read(min(size - done, CHUNK_BYTES)))
-                if not piece:
-                    raise OSError(f"part file {part} is shorter than the {size} bytes written to it")
-                while piece:  # os.write may take part of it
-                    written = os.write(handle.fileno(), piece)
-                    piece, done = piece[written:], done + written
-    handle.seek(at + size)
+def _write_in_turn(sink: _Sink, turn: int, data: bytes | None) -> None:
+    """Wait until every chunk before ``turn`` is written, write ``data`` at the end of the
+    output, and pass the turn on.  ``None``: this chunk failed; it and every later chunk are
+    not written (the parent raises the failure when it reaches this chunk)."""
+    with sink.lock:
+        while sink.turn.value != turn:
+            sink.lock.wait(1.0)
+        if data is None:
+            sink.failed.value = 1
+        elif not sink.failed.value:
+            view, at = memoryview(data), sink.offset.value
+            while view:  # pwrite may take part of it
+                written = os.pwrite(sink.fd, view, at)
+                view, at = view[written:], at + written
+            sink.offset.value = at
+        sink.turn.value = turn + 1
+        sink.lock.notify_all()
 
 
 def _init_worker(parent: int) -> None:
@@ -656,9 +663,9 @@ def _run_ranges(
     progress: Progress,
 ) -> Progress:
     """:func:`run_job`'s parallel path for a regular input file: each worker reads its byte
-    range itself, and writes its output lines to a part file when the output is a regular file
-    (appended here in input order, then removed), so neither the lines nor the results go
-    through a pipe.  The bytes written are the same as with one job."""
+    range itself and, when the output is a regular file, writes its output lines there itself
+    once every earlier chunk is written, so no line goes through a pipe.  The bytes written are
+    the same as with one job."""
     ranges = line_ranges(path)
     first = next(ranges, None)
     if first is None:
@@ -673,21 +680,25 @@ def _run_ranges(
         progress.interrupted = True
         return progress
 
-    global _WORKER
+    global _WORKER, _SINK
     _WORKER = worker
     output.handle.flush()  # forked workers must not inherit unwritten bytes
     sys.stdout.flush()
     sys.stderr.flush()
-    parts = _regular_output(output)
-    folder = tempfile.mkdtemp(prefix=".normalize-parts-", dir=parts) if parts is not None else None
-    gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
     context = multiprocessing.get_context("fork")
-    pending: list[tuple[Future[RangeDone], str | None]] = []
+    sink = None
+    if _regular_output(output):  # the workers write it, in turn, from where it ends now
+        lock = context.Condition()
+        sink = _Sink(output.handle.fileno(), lock, context.RawValue("q", 0), context.RawValue("q", output.handle.tell()),
+                     context.RawValue("b", 0))
+    _SINK = sink
+    gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
+    pending: list[Future[RangeDone]] = []
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(os.getpid(),)) as pool:
             exhausted = False
-            number = 0
+            turn = 0
             while True:
                 while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
                     upcoming = next(ranges, None)
@@ -695,28 +706,20 @@ def _run_ranges(
                         exhausted = True
                         break
                     start, end, line, lines = upcoming
-                    part = None if folder is None else os.path.join(folder, f"{number}.part")
-                    number += 1
-                    task = RangeTask(path, start, end, line, lines, part)
-                    pending.append((pool.submit(_run_range, task), part))
+                    pending.append(pool.submit(_run_range, RangeTask(path, start, end, line, lines,
+                                                                      turn if sink is not None else -1)))
+                    turn += 1
                 if not pending:
                     break
-                future, part = pending.pop(0)
-                done = future.result()
-                if not done.records:  # blank lines only
-                    continue
-                if part is None:
+                done = pending.pop(0).result()
+                if done.records:  # not blank lines only
                     take(done.data or b"", done.records, done.last)
-                else:
-                    _append_file(output.handle, part, done.size)
-                    os.unlink(part)
-                    take(b"", done.records, done.last)
             progress.interrupted = interrupt.requested and not exhausted
     finally:
-        _WORKER = None
+        _WORKER = _SINK = None
         gc.unfreeze()
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        if sink is not None:  # the handle goes on from where the workers stopped writing
+            output.handle.seek(sink.offset.value)
     return progress
 
 
@@ -730,16 +733,12 @@ def _regular_file(path: str | Path) -> bool:
         return False
 
 
-def _regular_output(output: Output) -> str | None:
-    """The folder for part files when ``output`` writes a regular file (its own folder), else ``None``."""
+def _regular_output(output: Output) -> bool:
+    """Whether ``output`` writes a regular file (one that can be written at an offset)."""
     try:
-        regular = stat.S_ISREG(os.fstat(output.handle.fileno()).st_mode)
+        return stat.S_ISREG(os.fstat(output.handle.fileno()).st_mode)
     except (OSError, ValueError, AttributeError):  # no file descriptor (a test's buffer)
-        return None
-    if not regular:
-        return None
-    target = output.partial if output.path is not None else None
-    return str(target.parent) if target is not None else None
+        return False
 
 
 def _fork_available() -> bool:

@@ -1,4 +1,5 @@
-"""The parallel path reads its chunks by byte range and appends part files: the same rows and bytes."""
+"""The parallel path reads its chunks by byte range and its workers write the output in turn:
+the same rows and bytes as one job."""
 
 from __future__ import annotations
 
@@ -78,24 +79,28 @@ def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def test_parallel_output_into_a_file_is_the_bytes_of_one_job(tmp_path: Path, source: Path) -> None:
-    one = _job(tmp_path, source, "one.jsonl", 1)
-    two = _job(tmp_path, source, "two.jsonl", 2)
-    assert one == two
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".normalize-parts-")]  # part files removed
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_parallel_output_into_a_file_is_the_bytes_of_one_job(tmp_path: Path, source: Path, jobs: int) -> None:
+    """The workers write the file themselves, each chunk in its turn: the bytes of one job."""
+    assert _job(tmp_path, source, "one.jsonl", 1) == _job(tmp_path, source, f"{jobs}.jsonl", jobs)
 
 
-def test_parallel_output_without_copy_file_range(tmp_path: Path, source: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where the kernel cannot copy between the files, the parent copies the part file itself."""
-    one = _job(tmp_path, source, "one.jsonl", 1)
+def _fails_at_line_100(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
+    if any(number == 100 for number, _ in chunk):
+        raise RuntimeError("a rule bug in the worker")
+    return _echo(chunk)
 
-    def refuse(*args: Any) -> int:
-        raise OSError(18, "Invalid cross-device link")
 
-    monkeypatch.setattr(os, "copy_file_range", refuse)
-    assert _job(tmp_path, source, "two.jsonl", 2) == one
-    monkeypatch.delattr(os, "copy_file_range")  # not Linux
-    assert _job(tmp_path, source, "three.jsonl", 2) == one
+def test_a_failing_chunk_stops_the_writes_after_it(tmp_path: Path, source: Path) -> None:
+    """A worker that raises passes its turn on without writing, so the workers after it do not
+    wait for ever; nothing after it is written, and the parent raises the failure."""
+    reference, _ = _job(tmp_path, source, "one.jsonl", 1)
+    with pytest.raises(RuntimeError, match="a rule bug"):
+        with stream.open_output(tmp_path / "two.jsonl", meta={"input": "two"}, resume=False) as output:
+            stream.run_job(source, output, _fails_at_line_100, lambda records: None, jobs=2,
+                           interrupt=stream.Interrupt())
+    written = stream.partial_path(tmp_path / "two.jsonl").read_bytes()
+    assert written and reference.startswith(written) and b"\n100:" not in written and written.endswith(b"\n")
 
 
 def test_parallel_output_into_a_pipe_sends_the_bytes(tmp_path: Path, source: Path) -> None:
