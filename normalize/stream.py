@@ -445,7 +445,7 @@ def line_ranges(
             return
         with view:
             length = len(view)
-            start, first = 0, 1
+            start, first, kept = 0, 1, 0
             while start < length:
                 cut, count = start, 0
                 while count < rows and cut - start < size:
@@ -458,6 +458,21 @@ def line_ranges(
                     return
                 yield start, cut, first, count
                 start, first = cut, first + count
+                if start - kept >= _RELEASE_BYTES:  # the pages read stay cached, not in this process
+                    done = start - start % mmap.PAGESIZE
+                    _release(view, kept, done)
+                    kept = done
+
+
+#: How much of a mapped input :func:`line_ranges` reads before it unmaps those pages from the
+#: process (they stay in the page cache): the parent's resident memory stays bounded.
+_RELEASE_BYTES = 16 << 20
+
+
+def _release(view: mmap.mmap, start: int, end: int) -> None:
+    """Drop pages ``start``–``end`` of a read-only file mapping from this process's memory."""
+    if end > start and hasattr(mmap, "MADV_DONTNEED"):
+        view.madvise(mmap.MADV_DONTNEED, start, end - start)
 
 
 def _block_ranges(

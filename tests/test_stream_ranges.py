@@ -121,3 +121,16 @@ def test_parallel_output_into_a_pipe_sends_the_bytes(tmp_path: Path, source: Pat
         stream.run_job(source, output, _echo, records.extend, jobs=2, interrupt=stream.Interrupt())
     os.waitpid(pid, 0)
     assert ((tmp_path / "piped.jsonl").read_bytes(), records) == one
+
+
+def test_ranges_read_on_after_releasing_read_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages already read are dropped from the process as it goes (bounded resident memory);
+    the chunks are the same."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(b'{"row": %d, "pad": "%s"}\n' % (i, b"x" * (i % 300)) for i in range(3000)))
+    whole = list(stream.line_ranges(path, rows=5))
+    monkeypatch.setattr(stream, "_RELEASE_BYTES", 1)  # release after every chunk
+    assert list(stream.line_ranges(path, rows=5)) == whole
+    assert [row for start, end, first, _ in whole for row in stream.read_range(path, start, end, first)] == list(
+        iter_lines(path)
+    )
