@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import mmap
 import multiprocessing
 import os
 import signal
@@ -386,10 +385,9 @@ class RangeTask(NamedTuple):
 
 class RangeDone(NamedTuple):
     """What a worker sends back for a :class:`RangeTask`: the output bytes (``None`` when it
-    wrote them), their length, the records, the last non-blank line's number."""
+    wrote them), the records, the last non-blank line's number."""
 
     data: bytes | None
-    size: int
     records: list[Any]
     last: int
 
@@ -420,8 +418,8 @@ def line_ranges(
 ) -> Iterator[tuple[int, int, int, int]]:
     """``(start, end, first line, lines)`` of consecutive chunks of ``path``'s lines: whole lines,
     at most ``rows`` lines (blank ones included) and about ``size`` bytes each (over it by the
-    chunk's last line at most), in order, covering the file.  The file is mapped into memory and
-    its line ends found by C-level searches: nothing is copied, no line is read one by one.
+    chunk's last line at most), in order, covering the file.  Only line lengths are counted: no
+    line is decoded, split or sent anywhere.
 
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile(delete=False) as f:
@@ -435,84 +433,15 @@ def line_ranges(
     rows = rows or CHUNK_ROWS
     size = size or CHUNK_BYTES
     with open(path, "rb") as handle:
-        length = os.fstat(handle.fileno()).st_size
-        if length == 0:
-            return
-        try:
-            view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):  # a file system that cannot map files
-            yield from _block_ranges(path, rows, size)
-            return
-        with view:
-            length = len(view)
-            start, first, kept = 0, 1, 0
-            while start < length:
-                cut, count = start, 0
-                while count < rows and cut - start < size:
-                    found = view.find(b"\n", cut)
-                    if found < 0:
-                        break
-                    cut, count = found + 1, count + 1
-                if count == 0:  # a last line without a line end
-                    yield start, length, first, 1
-                    return
-                yield start, cut, first, count
-                start, first = cut, first + count
-                if start - kept >= _RELEASE_BYTES:  # the pages read stay cached, not in this process
-                    done = start - start % mmap.PAGESIZE
-                    _release(view, kept, done)
-                    kept = done
-
-
-#: How much of a mapped input :func:`line_ranges` reads before it unmaps those pages from the
-#: process (they stay in the page cache): the parent's resident memory stays bounded.
-_RELEASE_BYTES = 16 << 20
-
-
-def _release(view: mmap.mmap, start: int, end: int) -> None:
-    """Drop pages ``start``–``end`` of a read-only file mapping from this process's memory."""
-    if end > start and hasattr(mmap, "MADV_DONTNEED"):
-        view.madvise(mmap.MADV_DONTNEED, start, end - start)
-
-
-def _block_ranges(
-    path: str | Path, rows: int, size: int
-) -> Iterator[tuple[int, int, int, int]]:
-    """:func:`line_ranges` read in blocks of ``size`` bytes, for a file that cannot be mapped."""
-    with open(path, "rb", buffering=0) as handle:
-        start, first = 0, 1
-        buffer = bytearray()  # the file from byte `start` on, as far as it is read
-        eof = False
-        while True:
-            if not eof and len(buffer) < size:
-                block = handle.read(size)
-                if block:
-                    buffer += block
-                else:
-                    eof = True
-            cut = count = 0
-            while count < rows and cut < size:  # at most `rows` lines, about `size` bytes
-                found = buffer.find(b"\n", cut)
-                if found < 0:
-                    break
-                cut, count = found + 1, count + 1
-            if count:
-                yield start, start + cut, first, count
-                del buffer[:cut]
-                start, first = start + cut, first + count
-            elif eof:
-                if buffer:  # a last line without a line end
-                    yield start, start + len(buffer), first, 1
-                return
-            elif len(buffer) >= size:  # one line longer than `size`: read on to its end
-                while True:
-                    block = handle.read(size)
-                    if not block:
-                        eof = True
-                        break
-                    buffer += block
-                    if b"\n" in block:
-                        break
+        start = end = count = 0
+        first = 1
+        for line in handle:  # split on b"\n" only, as iter_lines reads
+            end, count = end + len(line), count + 1
+            if count >= rows or end - start >= size:
+                yield start, end, first, count
+                start, first, count = end, first + count, 0
+        if count:
+            yield start, end, first, count
 
 
 @dataclass
@@ -533,20 +462,21 @@ _SINK: _Sink | None = None  # set in the parent before the pool forks; workers i
 def _run_range(task: RangeTask) -> RangeDone:
     if _WORKER is None:
         raise RuntimeError("the worker function was not set before the pool started")
-    if task.turn < 0:
-        chunk = read_range(task.path, task.start, task.end, task.first)
-        data, records = _WORKER(chunk) if chunk else (b"", [])
-        return RangeDone(data, len(data), records, chunk[-1][0] if chunk else 0)
-    if _SINK is None:
+    sink = _SINK if task.turn >= 0 else None
+    if task.turn >= 0 and sink is None:
         raise RuntimeError("the output was not set before the pool started")
     try:
         chunk = read_range(task.path, task.start, task.end, task.first)
         data, records = _WORKER(chunk) if chunk else (b"", [])
     except BaseException:
-        _write_in_turn(_SINK, task.turn, None)  # later chunks must not wait for this one
+        if sink is not None:
+            _write_in_turn(sink, task.turn, None)  # later chunks must not wait for this one
         raise
-    _write_in_turn(_SINK, task.turn, data)
-    return RangeDone(None, len(data), records, chunk[-1][0] if chunk else 0)
+    last = chunk[-1][0] if chunk else 0
+    if sink is None:
+        return RangeDone(data, records, last)
+    _write_in_turn(sink, task.turn, data)
+    return RangeDone(None, records, last)
 
 
 def _write_in_turn(sink: _Sink, turn: int, data: bytes | None) -> None:

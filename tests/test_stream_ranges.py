@@ -17,23 +17,20 @@ from normalize._io import iter_lines
 _PIECES = st.sampled_from([b"a", b"{}", b"\n", b"\n", b"\r", b" ", b"\t", b"\xff", "é".encode()])
 
 
-def _chunks_by_range(path: Path, rows: int, size: int, mapped: bool = True) -> list[tuple[int, int, int, int]]:
-    if mapped:
-        return list(stream.line_ranges(path, rows=rows, size=size))
-    return list(stream._block_ranges(path, rows, size))  # where the file cannot be mapped
+def _chunks_by_range(path: Path, rows: int, size: int) -> list[tuple[int, int, int, int]]:
+    return list(stream.line_ranges(path, rows=rows, size=size))
 
 
-@given(st.lists(_PIECES, max_size=60).map(b"".join), st.sampled_from([1, 2, 3, 256]), st.sampled_from([1, 3, 8, 1 << 20]),
-       st.booleans())
+@given(st.lists(_PIECES, max_size=60).map(b"".join), st.sampled_from([1, 2, 3, 256]), st.sampled_from([1, 3, 8, 1 << 20]))
 @settings(max_examples=400, deadline=None)
 def test_ranges_give_the_rows_iter_lines_gives(tmp_path_factory: pytest.TempPathFactory, data: bytes, rows: int,
-                                               size: int, mapped: bool) -> None:
+                                               size: int) -> None:
     """Chunks read back by range are ``iter_lines`` of the file, cut anywhere between lines:
     contiguous, covering the file, each within ``rows`` lines (blank ones counted) and over
     ``size`` bytes by its last line at most."""
     path = tmp_path_factory.mktemp("ranges") / "in.jsonl"
     path.write_bytes(data)
-    ranges = _chunks_by_range(path, rows, size, mapped)
+    ranges = _chunks_by_range(path, rows, size)
     assert [r[0] for r in ranges] == ([0, *(r[1] for r in ranges[:-1])] if ranges else [])
     assert (ranges[-1][1] if ranges else 0) == len(data)
     physical = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
@@ -49,11 +46,10 @@ def test_ranges_give_the_rows_iter_lines_gives(tmp_path_factory: pytest.TempPath
     assert rows_read == list(iter_lines(path))
 
 
-@pytest.mark.parametrize("mapped", [True, False])
-def test_a_line_longer_than_a_block_is_one_chunk(tmp_path: Path, mapped: bool) -> None:
+def test_a_line_longer_than_a_block_is_one_chunk(tmp_path: Path) -> None:
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"x" * 50 + b"\nshort\n" + b"y" * 30)
-    assert _chunks_by_range(path, 256, 8, mapped) == [(0, 51, 1, 1), (51, 57, 2, 1), (57, 87, 3, 1)]
+    assert _chunks_by_range(path, 256, 8) == [(0, 51, 1, 1), (51, 87, 2, 2)]
 
 
 def _echo(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
@@ -123,14 +119,11 @@ def test_parallel_output_into_a_pipe_sends_the_bytes(tmp_path: Path, source: Pat
     assert ((tmp_path / "piped.jsonl").read_bytes(), records) == one
 
 
-def test_ranges_read_on_after_releasing_read_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pages already read are dropped from the process as it goes (bounded resident memory);
-    the chunks are the same."""
+def test_ranges_of_a_longer_file_give_its_rows(tmp_path: Path) -> None:
+    """Chunks of a few thousand rows of varied lengths, read back, are its rows."""
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"".join(b'{"row": %d, "pad": "%s"}\n' % (i, b"x" * (i % 300)) for i in range(3000)))
     whole = list(stream.line_ranges(path, rows=5))
-    monkeypatch.setattr(stream, "_RELEASE_BYTES", 1)  # release after every chunk
-    assert list(stream.line_ranges(path, rows=5)) == whole
     assert [row for start, end, first, _ in whole for row in stream.read_range(path, start, end, first)] == list(
         iter_lines(path)
     )
