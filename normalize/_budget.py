@@ -39,9 +39,10 @@ class BudgetExceeded(TimeoutError):
         super().__init__(f"row budget of {seconds:g}s CPU time exceeded")
 
 
-#: The active deadline: (budget seconds, monotonic time after which the CPU clock is consulted,
-#: the thread's CPU time at the start).  A plain tuple: built twice per row, read after every rule.
-_Deadline = tuple[float, float, float]
+#: The active deadline: [budget seconds, monotonic time after which the CPU clock is consulted,
+#: the thread's CPU time at the start].  A plain list, read after every rule; one per row, which
+#: :func:`restart_budget` starts over in place for the row's next phase (the parser).
+_Deadline = list[float]
 
 _DEADLINE: ContextVar[_Deadline | None] = ContextVar("normalize_row_deadline", default=None)
 _NO_DEADLINE: Final = float("inf")
@@ -61,7 +62,25 @@ def start_budget_wall(seconds: float | None) -> tuple[Token[_Deadline | None], f
     if seconds <= 0:
         raise ValueError(f"row budget must be positive, got {seconds!r}")
     wall = time.monotonic() + seconds
-    return _DEADLINE.set((seconds, wall, time.thread_time())), wall
+    return _DEADLINE.set([seconds, wall, time.thread_time()]), wall
+
+
+def restart_budget() -> float:
+    """Start the active budget over from now, in place: the next phase of a row (the parser,
+    after the chain) gets the whole budget of its own, without a second :func:`start_budget`
+    and :func:`end_budget`.  Returns the new :func:`wall_deadline` (no budget: infinity).
+
+    >>> with row_budget(5.0):
+    ...     restart_budget() > time.monotonic()
+    True
+    """
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return _NO_DEADLINE
+    wall = time.monotonic() + deadline[0]
+    deadline[1] = wall
+    deadline[2] = time.thread_time()
+    return wall
 
 
 def end_budget(token: Token[_Deadline | None]) -> None:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Literal
 
 from normalize import status as st
@@ -44,6 +43,22 @@ class RuleSpec:
 
     def apply(self, text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
         return self.definition.fn(text, self.params, timeout=timeout)
+
+
+#: A chain step as the engine's loop reads it: index, rule name, function, params, version.
+BoundStep = tuple[int, str, Callable[..., str], Params, int]
+
+
+def _lookup(rules: Mapping[str, RuleDef[Any]], name: str) -> Callable[..., str]:
+    """The function of rule ``name`` in ``rules``, or one that raises the lookup's ``KeyError``."""
+    definition = rules.get(name)
+    if definition is not None:
+        return definition.fn
+
+    def missing(text: str, params: Params, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+        raise KeyError(name)
+
+    return missing
 
 
 class UnknownRule(KeyError):
@@ -158,11 +173,27 @@ class Chain:
     def __len__(self) -> int:
         return len(self.specs)
 
-    @cached_property
-    def _steps(self) -> tuple[tuple[int, str, Params, int], ...]:
-        """``(index, name, params, version)`` of each spec, for the engine's loop (read once per
-        chain, not per row; the rule's function is still looked up in the registry per row)."""
-        return tuple((index, spec.name, spec.params, spec.version) for index, spec in enumerate(self.specs))
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only: the functions :meth:`bound` keeps are looked up again after unpickling."""
+        return {key: value for key, value in self.__dict__.items() if key != "_bound"}
+
+    def bound(self, rules: Mapping[str, RuleDef[Any]]) -> tuple[BoundStep, ...]:
+        """``(index, name, function, params, version)`` of each spec, the function looked up in
+        ``rules`` (the registry's table), for the engine's loop.  Kept on the chain while the
+        table is unchanged (:class:`~normalize.registry.CountedTable`), so a row looks nothing
+        up; a rule missing from the table gets a function that raises the ``KeyError`` its
+        lookup would (recorded on the row as that rule's failure, as before)."""
+        generation = getattr(rules, "generation", None)
+        kept = self.__dict__.get("_bound")  # written below, outside the frozen fields
+        if kept is not None and kept[0] is rules and kept[1] == generation:
+            return kept[2]  # type: ignore[no-any-return]
+        steps = tuple(
+            (index, spec.name, _lookup(rules, spec.name), spec.params, spec.version)
+            for index, spec in enumerate(self.specs)
+        )
+        if generation is not None:
+            self.__dict__["_bound"] = (rules, generation, steps)
+        return steps
 
     def to_json(self) -> list[dict[str, Any]]:
         return [spec.to_json() for spec in self.specs]
@@ -285,8 +316,20 @@ OutcomeFields = tuple[str | None, str | None, st.Status, str | None, tuple[Trace
 def chain_fields(
     chain: Chain, raw: str | None, timeout: float, max_input_bytes: int, budget: float | None
 ) -> OutcomeFields:
-    """:func:`run_chain`'s outcome as a tuple of its fields (``Pack.run`` reads them into its
-    ``Result`` without building the ``ChainOutcome``)."""
+    """:func:`run_chain`'s outcome as a tuple of its fields."""
+    admitted = admit(raw, max_input_bytes)
+    if not isinstance(admitted, str):
+        return admitted
+    token, wall = start_budget_wall(budget)
+    try:
+        return run_specs(chain, admitted, timeout, wall)
+    finally:
+        end_budget(token)
+
+
+def admit(raw: str | None, max_input_bytes: int) -> str | OutcomeFields:
+    """``raw`` when the chain runs on it, else the row's outcome: no output (``None``), not a
+    string, or over ``max_input_bytes``."""
     if raw is None:
         return None, None, st.NO_OUTPUT, "the model produced no output", (), {}
     if not isinstance(raw, str):
@@ -296,27 +339,24 @@ def chain_fields(
     if size > max_input_bytes:
         reason = f"input is {size} bytes, over the limit of {max_input_bytes} bytes (max_input_bytes)"
         return raw, None, st.ERROR, reason, (), {}
-    token, wall = start_budget_wall(budget)
-    try:
-        return _run_specs(chain, raw, timeout, wall)
-    finally:
-        end_budget(token)
+    return raw
 
 
-def _run_specs(chain: Chain, raw: str, timeout: float, wall: float) -> OutcomeFields:
-    """The chain under the active budget (``wall``: its :func:`wall_deadline`): :func:`_apply_from`
-    per rule, written out in the loop (a call fewer per rule; ``check_budget()`` is called only
+def run_specs(chain: Chain, raw: str, timeout: float, wall: float) -> OutcomeFields:
+    """The chain over ``raw`` (a row :func:`admit` let through) under the active budget
+    (``wall``: its :func:`wall_deadline`; the caller starts and ends it): :func:`_apply_from`
+    per rule, written out in the loop (each rule's function from :meth:`Chain.bound`, a call
+    fewer per rule; ``check_budget()`` is called only
     once the monotonic clock passes the wall deadline, before which it would return at once).
     Trace steps are built by filling their ``__dict__`` (what :func:`frozen_instance` does, inline)."""
     text = raw
     trace: list[TraceStep] = []
     notes: dict[str, Any] = {}
-    rules = REGISTRY.rules
     monotonic = time.monotonic
     new = object.__new__
-    for index, name, params, version in chain._steps:
+    for index, name, fn, params, version in chain.bound(REGISTRY.rules):
         try:
-            after = rules[name].fn(text, params, timeout=timeout)
+            after = fn(text, params, timeout=timeout)
             if monotonic() >= wall:
                 check_budget()
         except Exception as exc:  # see apply_rule's docstring: recorded as status error

@@ -19,7 +19,13 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
-from normalize._budget import DEFAULT_ROW_BUDGET, BudgetExceeded, end_budget, start_budget
+from normalize._budget import (
+    DEFAULT_ROW_BUDGET,
+    BudgetExceeded,
+    end_budget,
+    restart_budget,
+    start_budget_wall,
+)
 from normalize._frozen import check_plain_frozen
 from normalize._json import canonical_json
 from normalize._version import __version__
@@ -30,10 +36,11 @@ from normalize.engine import (
     Result,
     RuleSpec,
     TraceStep,
+    admit,
     build_spec,
-    chain_fields,
     check_stage_order,
     replay,
+    run_specs,
 )
 from normalize.errors import CheckSectionError, PackError, RejectText, UsageError
 from normalize.registry import (
@@ -299,14 +306,26 @@ class Pack:
                     rules_hash=self.hash, extra=extra,
                 )
         settings = self.settings
-        raw, normalized, status, reason, trace, notes = chain_fields(
-            chain, text, settings.regex_timeout, settings.max_input_bytes, settings.row_budget
-        )  # run_chain's outcome, without building it
         answer: Any = None
-        extra.update(notes)
-        if status == st.OK and normalized is not None:
-            status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes)
-            extra.update(parsed_extra)
+        admitted = admit(text, settings.max_input_bytes)
+        if not isinstance(admitted, str):
+            raw, normalized, status, reason, trace, notes = admitted
+            extra.update(notes)
+        else:
+            # one budget for the row, started over for the parser: the chain and the parser
+            # each get all of it (run_chain's outcome, without building it; then _parse)
+            token, wall = start_budget_wall(settings.row_budget)
+            try:
+                raw, normalized, status, reason, trace, notes = run_specs(
+                    chain, admitted, settings.regex_timeout, wall
+                )
+                extra.update(notes)
+                if status == st.OK and normalized is not None:
+                    restart_budget()
+                    status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes)
+                    extra.update(parsed_extra)
+            finally:
+                end_budget(token)
         result: Result = object.__new__(Result)  # Result(...), built faster: see frozen_instance
         result.__dict__.update(
             raw=raw, text=normalized, status=status, reason=reason, trace=trace,
@@ -333,12 +352,8 @@ class Pack:
         ctx: ParseContext = object.__new__(ParseContext)  # ParseContext(...): see frozen_instance
         ctx.__dict__.update(options=domain, timeout=settings.regex_timeout, notes=dict(notes) if notes else {})
         definition = REGISTRY.parsers[spec.name]
-        try:
-            token = start_budget(settings.row_budget)
-            try:
-                parsed = definition.fn(text, spec.params, ctx)
-            finally:
-                end_budget(token)
+        try:  # under the row's budget, started over for the parser (run)
+            parsed = definition.fn(text, spec.params, ctx)
         except BudgetExceeded as exceeded:
             return st.ERROR, f"parser {spec.name}: {exceeded}", None, {}
         except RejectText as rejected:

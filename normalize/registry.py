@@ -166,12 +166,66 @@ class SectionError(ValueError):
 SectionValidator = Callable[[Mapping[str, Any], Mapping[str, str]], None]
 
 
+V = TypeVar("V")
+
+
+class CountedTable(dict[str, V]):
+    """A table by name that counts its changes in ``generation``: a chain keeps the rule
+    functions it looked up for as long as the table is unchanged (the engine then skips a
+    lookup per rule and row), and looks them up again after any change, such as a test
+    swapping a rule with ``monkeypatch.setitem``.
+
+    >>> table = CountedTable(a=1)
+    >>> table["b"] = 2; del table["a"]; table.generation
+    2
+    """
+
+    generation: int
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.generation = 0
+
+    def __setitem__(self, key: str, value: V) -> None:
+        super().__setitem__(key, value)
+        self.generation += 1
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.generation += 1
+
+    def __ior__(self, other: Any) -> CountedTable[V]:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def pop(self, *args: Any) -> Any:
+        self.generation += 1
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[str, V]:
+        self.generation += 1
+        return super().popitem()
+
+    def clear(self) -> None:
+        self.generation += 1
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.generation += 1
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self.generation += 1
+        return super().setdefault(key, default)
+
+
 @dataclass
 class Registry:
     """Rules and parsers by name.  One instance, :data:`REGISTRY`, is filled when
     ``normalize`` is imported (its ``__init__`` imports the built-in rule modules)."""
 
-    rules: dict[str, RuleDef[Any]] = field(default_factory=dict)
+    #: a :class:`CountedTable` (a plain dict put in its place works too: looked up every row)
+    rules: dict[str, RuleDef[Any]] = field(default_factory=CountedTable)
     parsers: dict[str, ParserDef[Any]] = field(default_factory=dict)
     #: Validators of pack sections owned by an upper layer (``scoring:``, registered by
     #: ``scoring.metrics`` from its metric registry), run by the pack loader.

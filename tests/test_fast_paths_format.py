@@ -366,6 +366,54 @@ def test_the_parser_runs_under_its_own_budget(monkeypatch: pytest.MonkeyPatch) -
     assert _PACK.run("essay", "open_writing").status == st.OK
 
 
+def test_the_chain_and_the_parser_each_get_the_whole_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # one budget per row, started over for the parser: 0.15 s of CPU in a rule and 0.15 s in the
+    # parser both fit a budget of 0.25 s, which the two together would exceed
+    from normalize._budget import check_budget
+
+    def burning(text: str, params: Any, timeout: float) -> str:
+        _burn(0.15)
+        check_budget()
+        return text
+
+    definition = REGISTRY.parsers["text"]
+
+    def slow_parser(text: str, params: Any, ctx: ParseContext) -> Any:
+        _burn(0.15)
+        check_budget()
+        return definition.fn(text, params, ctx)
+
+    _temporary(monkeypatch, "t_burn_each", burning)
+    monkeypatch.setitem(REGISTRY.parsers, "text", dataclasses.replace(definition, fn=slow_parser))
+    writing = dataclasses.replace(_PACK.task_types["open_writing"], chain=Chain((make_spec("t_burn_each"),)))
+    pack = dataclasses.replace(
+        _PACK,
+        settings=_PACK.settings.model_copy(update={"row_budget": 0.25}),
+        task_types={**_PACK.task_types, "open_writing": writing},
+    )
+    result = pack.run("essay", "open_writing")
+    assert result.status == st.OK, result.reason
+    assert [step.rule for step in result.trace] == [] and result.answer == "essay"
+
+
+def test_a_rule_swapped_after_a_chain_ran_is_the_one_that_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the chain keeps the functions it looked up only while the registry's table is unchanged
+    chain = Chain((make_spec("unify_quotes"),))
+    assert run_chain(chain, "“x”").text == '"x"'
+
+    def shouting(text: str, params: Any, timeout: float) -> str:
+        return text.upper()
+
+    definition = REGISTRY.rules["unify_quotes"]
+    monkeypatch.setitem(REGISTRY.rules, "unify_quotes", dataclasses.replace(definition, fn=shouting))
+    assert run_chain(chain, "“x”").text == "“X”"
+    monkeypatch.undo()
+    assert run_chain(chain, "“x”").text == '"x"'
+    monkeypatch.delitem(REGISTRY.rules, "unify_quotes")
+    out = run_chain(chain, "“x”")
+    assert out.status == st.ERROR and out.reason == "unify_quotes raised KeyError: 'unify_quotes'"
+
+
 def test_frozen_instances_equal_the_ones_init_builds() -> None:
     step = {"index": 1, "rule": "r", "version": 2, "before": "a", "after": "b"}
     outcome = {"raw": "a", "text": "b", "status": st.OK, "reason": None, "trace": (), "notes": {"k": 1}}
