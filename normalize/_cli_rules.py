@@ -8,11 +8,14 @@ also lists the rules a user module registers.
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import importlib
 import inspect
 import json
+import sys
 import typing
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -66,6 +69,23 @@ def _model_doc(model: type[BaseModel]) -> str:
     return "" if doc.startswith(("Base of every", "For rules that take no")) else doc
 
 
+def _function_doc(fn: Any, doc: str) -> str:
+    """``doc`` (what the registry recorded), or for a function compiled with mypyc (no
+    ``__code__``; a compiled function keeps no docstring) the docstring its source file beside
+    the compiled module gives it: the same text either way."""
+    if doc or hasattr(fn, "__code__"):
+        return doc
+    module = sys.modules.get(fn.__module__)
+    path = Path(getattr(module, "__file__", None) or "")
+    source = path.with_name(path.name.split(".", 1)[0] + ".py")
+    if not source.is_file():
+        return doc
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef) and node.name == fn.__name__:
+            return (ast.get_docstring(node, clean=False) or "").strip()
+    return doc
+
+
 def catalogue() -> list[dict[str, Any]]:
     """Every rule (in stage order) then every parser, as JSON data."""
     entries: list[dict[str, Any]] = []
@@ -73,13 +93,13 @@ def catalogue() -> list[dict[str, Any]]:
         entries.append({
             "kind": "rule", "name": d.name, "stage": d.stage, "scope": list(d.scope), "version": d.version,
             "idempotent": d.idempotent, "module": d.fn.__module__,
-            "params": describe_params(d.params_model), "params_doc": _model_doc(d.params_model), "doc": inspect.cleandoc(d.doc),
+            "params": describe_params(d.params_model), "params_doc": _model_doc(d.params_model), "doc": inspect.cleandoc(_function_doc(d.fn, d.doc)),
         })
     for name, p in sorted(REGISTRY.parsers.items()):
         entries.append({
             "kind": "parser", "name": name, "stage": "parse", "scope": list(TASK_TYPES), "version": p.version,
             "module": p.fn.__module__, "embeds": dict(p.embeds),
-            "params": describe_params(p.params_model), "params_doc": _model_doc(p.params_model), "doc": inspect.cleandoc(p.doc),
+            "params": describe_params(p.params_model), "params_doc": _model_doc(p.params_model), "doc": inspect.cleandoc(_function_doc(p.fn, p.doc)),
         })
     return entries
 

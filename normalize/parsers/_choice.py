@@ -74,34 +74,28 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import Final, Literal, NamedTuple
+from typing import Final, NamedTuple
 
 import regex
-from pydantic import Field
 
 from normalize import status as st
 from normalize._literals import fold
 from normalize._phrases import RETRACTION as _RETRACTION
 from normalize._phrases import RETRACTION_WORDS
 from normalize._regex import char_finder, char_table, compile_pattern
-from normalize.registry import Params, ParseContext, Parsed, parser
+from normalize.parsers._choice_params import (
+    MAX_OPTIONS as MAX_OPTIONS,
+)
+from normalize.parsers._choice_params import (
+    MIN_OPTIONS as MIN_OPTIONS,
+)
+from normalize.parsers._choice_params import (
+    ChoiceParams as ChoiceParams,
+)
+from normalize.registry import ParseContext, Parsed, parser
 
-MIN_OPTIONS: Final = 2
-MAX_OPTIONS: Final = 26
 LETTERS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-
-class ChoiceParams(Params):
-    """Parameters of the ``choice`` parser.
-
-    ``conflict``: what several answer statements with different letters give —
-    ``"contradictory"`` (no answer) or ``"last"`` (the last statement wins).
-    ``default_options``: the option count used when a row has none; ``None`` makes such a
-    row ``invalid``.
-    """
-
-    conflict: Literal["contradictory", "last"] = "contradictory"
-    default_options: int | None = Field(default=MAX_OPTIONS, ge=MIN_OPTIONS, le=MAX_OPTIONS)
 
 
 # --------------------------------------------------------------------------- patterns

@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Final
 
 import regex
-from pydantic import Field
 
 from normalize import status as st
 from normalize._deadline import TimeUp
@@ -36,14 +35,10 @@ from normalize._mathvalue import (
     unwrap_boxes,
 )
 from normalize._regex import compile_pattern
-from normalize.registry import Params, ParseContext, Parsed, parser
-
-
-class MathParams(Params):
-    """``timeout``: seconds SymPy may spend reading one answer (past it: status ``error``)."""
-
-    timeout: float = Field(2.0, gt=0, le=60)
-
+from normalize.parsers._math_params import (
+    MathParams as MathParams,
+)
+from normalize.registry import ParseContext, Parsed, parser
 
 _SPANS: Final = r"\$\$(?P<a>.+?)\$\$|\$(?P<b>[^$]+?)\$|\\\((?P<c>.+?)\\\)|\\\[(?P<d>.+?)\\\]"
 # a run of plain math outside $…$: numbers, operators, brackets, LaTeX commands, lone letters

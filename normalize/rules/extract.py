@@ -25,10 +25,9 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, AnyStr, Final, Literal
+from typing import Any, AnyStr, Final, cast
 
 import regex
-from pydantic import BeforeValidator, field_validator, model_validator
 
 from normalize import status as st
 from normalize._budget import check_budget
@@ -52,11 +51,29 @@ from normalize.registry import (
     ALL_TYPES,
     DEFAULT_TIMEOUT,
     NoParams,
-    Params,
     StrTiers,
-    StrTuple,
-    as_tuple,
     rule,
+)
+from normalize.rules._extract_params import (
+    AnswerMarkerParams as AnswerMarkerParams,
+)
+from normalize.rules._extract_params import (
+    BoxedParams as BoxedParams,
+)
+from normalize.rules._extract_params import (
+    CodeBlockParams as CodeBlockParams,
+)
+from normalize.rules._extract_params import (
+    ExtractRegexParams as ExtractRegexParams,
+)
+from normalize.rules._extract_params import (
+    JsonBlockParams as JsonBlockParams,
+)
+from normalize.rules._extract_params import (
+    RegexFlag as RegexFlag,
+)
+from normalize.rules._extract_params import (
+    SeparatorParams as SeparatorParams,
 )
 from normalize.rules._fences import Fence, FenceTuple, find_fences, iter_fences
 from normalize.rules.format import _fence_free, unescape_newlines
@@ -176,48 +193,6 @@ def _separator(whitespace: str) -> str:
 
 # --------------------------------------------------------------------------- answer markers
 
-
-class AnswerMarkerParams(Params):
-    """``tiers``: regex patterns, best tier first; empty → filled from the pack's
-    ``languages.<lang>.answer_markers`` for each of ``languages`` when the pack loads.
-
-    ``conflict``: ``"last"`` keeps the answer after the last marker of the winning tier;
-    ``"keep"`` keeps everything from its first marker (included) to the end of the last
-    one's paragraph (to the end of the text when a retraction, "Wait, that is wrong.", comes
-    later), so a strict parser still sees statements that disagree or take one back.
-
-    ``"contradictory"``: every marker of the winning tier states an answer (up to the next
-    marker); when they differ (compared case- and punctuation-blind, retracted ones left out)
-    the output is ``contradictory``, else the last answer is kept as with ``"last"``.
-
-    ``include_marker``: keep the marker itself in front of the answer, for a parser that
-    only accepts stated answers (the ``choice`` parser needs "the answer is A or B" to see
-    that two letters were stated, and "D, not A" to see which one was negated).
-
-    ``justification``: ``"cut"`` ends the kept answer where its justification starts ("No,
-    because …", "北京，因为…", "Paris. It is …"); ``"keep"`` over-captures to the paragraph end.
-
-    ``unescape``: resolve literal ``\\n``/``\\t`` escapes (as ``unescape_newlines`` does)
-    before looking for markers, so an escaped line break before "Answer:" does not hide it;
-    the kept answer then has real line breaks.  No marker → the text unchanged.
-    """
-
-    languages: StrTuple = ("en", "zh")
-    tiers: Tiers = ()
-    conflict: Literal["last", "keep", "contradictory"] = "last"
-    include_marker: bool = False
-    justification: Literal["keep", "cut"] = "keep"
-    unescape: bool = False
-
-    @field_validator("tiers")
-    @classmethod
-    def _patterns_compile(cls, tiers: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
-        for tier in tiers:
-            for pattern in tier:
-                if not pattern:
-                    raise ValueError("an answer marker pattern must not be empty")
-                _guarded(pattern)  # raises ValueError naming a pattern that does not compile
-        return tiers
 
 
 _DEFAULT_MARKERS: Final = AnswerMarkerParams()
@@ -399,10 +374,13 @@ def _located(
     if anchors is None:
         return compiled.search(text, pos, end, timeout=timeout)
     for _ in range(_MAX_ANCHORS):
-        places = [at for at in (haystack.find(literal, pos, end) for literal in anchors) if at >= 0]
-        if not places:
+        at = -1  # the first place where one of the anchors occurs: no match can start before it
+        for literal in anchors:
+            place = haystack.find(cast(Any, literal), pos, end)  # AnyStr: mypyc's check reads it unbound
+            if place >= 0 and (at < 0 or place < at):
+                at = place
+        if at < 0:
             return None
-        at = min(places)  # no match can start before it
         match = compiled.match(text, at, end, timeout=timeout)
         if match is not None:
             return match
@@ -920,12 +898,6 @@ def _answer_span(text: str, match: regex.Match[str]) -> tuple[int, int]:
 _BOX = r"\\(?:boxed|fbox)(?![A-Za-z])"
 
 
-class BoxedParams(Params):
-    """``conflict``: ``"last"`` — the last box wins; ``"keep"`` — when the outermost closed
-    boxes disagree the text is left unchanged, so a strict parser can report the conflict."""
-
-    conflict: Literal["last", "keep"] = "last"
-
 
 _DEFAULT_BOXED: Final = BoxedParams()
 
@@ -1044,18 +1016,6 @@ _BRACE_FINDER: Final = char_finder("\\{}")
 # --------------------------------------------------------------------------- separators
 
 
-class SeparatorParams(Params):
-    """The separators after whose last occurrence the answer comes."""
-
-    separators: StrTuple = ("####", "最终输出:", "最终输出：")
-
-    @field_validator("separators")
-    @classmethod
-    def _not_empty(cls, separators: tuple[str, ...]) -> tuple[str, ...]:
-        if not separators or any(not s for s in separators):
-            raise ValueError(f"separators must be non-empty strings, got {separators!r}")
-        return separators
-
 
 _DEFAULT_SEPARATORS: Final = SeparatorParams()
 
@@ -1145,15 +1105,6 @@ class _Scan:
         self.spans: dict[_Span, list[_Span]] = {}
         self.decoded: dict[_DecodedKey, tuple[Any] | None] = {}
 
-
-class JsonBlockParams(Params):
-    """``alternatives``: ``"first"`` keeps the block found first (see below) however many
-    others there are; ``"contradictory"`` first looks at every outermost JSON value in the
-    text, and when two different ones are offered as alternatives ("Option 1: {…}
-    Alternatively: {…}", "或者 {…}": an alternative word between them) the output is
-    ``contradictory``.  The same value written twice is one answer."""
-
-    alternatives: Literal["first", "contradictory"] = "first"
 
 
 _DEFAULT_JSON_BLOCK: Final = JsonBlockParams()
@@ -1569,30 +1520,6 @@ def _value_may_start(text: str, pos: int, floor: int) -> bool:
 # --------------------------------------------------------------------------- code
 
 
-class CodeBlockParams(Params):
-    """Which fence to keep, and the info-string languages to prefer (lowercase).
-
-    ``final_markers``: regexes (case-insensitive) that introduce the final block ("Final
-    answer:", "最终代码"); the last fence with one in the prose just before it wins over every
-    other fence (earlier drafts).  ``alternatives``: ``"which"`` keeps the ``which`` fence;
-    ``"contradictory"`` first sets aside test and usage blocks (asserts, ``def test_``, calls
-    of what another block defines), then two different solution blocks offered as
-    alternatives (they define the same function or class, or an "Alternatively"/"或者" stands
-    between them) with no final marker make the output ``contradictory``.
-    """
-
-    which: Literal["first", "last"] = "last"
-    languages: StrTuple = ()
-    final_markers: StrTuple = ()
-    alternatives: Literal["which", "contradictory"] = "which"
-
-    @field_validator("languages")
-    @classmethod
-    def _lowercase(cls, languages: tuple[str, ...]) -> tuple[str, ...]:
-        if any(not lang or lang != lang.lower() or lang.split() != [lang] for lang in languages):
-            raise ValueError(f"languages must be lowercase single words, got {languages!r}")
-        return languages
-
 
 _DEFAULT_CODE: Final = CodeBlockParams()
 
@@ -1760,56 +1687,6 @@ def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> l
 
 # --------------------------------------------------------------------------- a pack's own pattern
 
-#: Flag names an ``extract_regex`` pattern may use (those of the ``regex`` module).
-RegexFlag = Literal["IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "ASCII", "UNICODE"]
-
-
-class ExtractRegexParams(Params):
-    """``pattern``: a regular expression (``regex`` module syntax), supplied by the pack.
-
-    ``group``: the capture group to keep, a number or a name; by default group 1 when the
-    pattern has a group, else the whole match.  ``flags``: names such as ``IGNORECASE``,
-    ``MULTILINE``, ``DOTALL``.  ``which``: ``last`` (the default: the last match is the
-    final answer) or ``first``.  ``strip``: trim whitespace around what is kept.
-
-    The pattern is checked when the pack loads (it must compile and have the group) and, as a
-    user-supplied pattern, runs under the pack's ``regex_timeout`` on every call: a pattern
-    that backtracks catastrophically gives the row status ``error``, never a hang.
-    """
-
-    pattern: str
-    group: int | str | None = None
-    flags: Annotated[tuple[RegexFlag, ...], BeforeValidator(as_tuple)] = ()
-    which: Literal["last", "first"] = "last"
-    strip: bool = True
-
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, pattern: str) -> str:
-        if not pattern:
-            raise ValueError("pattern must not be empty")
-        compile_pattern(pattern)  # ValueError naming the pattern when it does not compile
-        return pattern
-
-    @model_validator(mode="after")
-    def _group_exists(self) -> ExtractRegexParams:
-        compiled = self.compiled()
-        if isinstance(self.group, int) and not 0 <= self.group <= compiled.groups:
-            raise ValueError(f"group {self.group} is not in pattern {self.pattern!r} ({compiled.groups} groups)")
-        if isinstance(self.group, str) and self.group not in compiled.groupindex:
-            raise ValueError(f"group {self.group!r} is not a named group of pattern {self.pattern!r}")
-        return self
-
-    def compiled(self) -> regex.Pattern[str]:
-        flags = 0
-        for name in self.flags:
-            flags |= int(getattr(regex, name))
-        return compile_pattern(self.pattern, flags)
-
-    def chosen_group(self) -> int | str:
-        if self.group is not None:
-            return self.group
-        return 1 if self.compiled().groups else 0
 
 
 @rule("extract_regex", version=1, scope=ALL_TYPES, params=ExtractRegexParams, idempotent=False)

@@ -34,14 +34,16 @@ from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
 import regex
-from pydantic import Field, field_validator
 
 from normalize import status as st
 from normalize._literals import anchored_text_locator, entangled, fold, project, text_locator_source
 from normalize._numbers import to_fraction
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, Params, StrTiers, StrTuple, rule
+from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, rule
+from normalize.rules._extract_math_params import (
+    MathAnswerParams as MathAnswerParams,
+)
 from normalize.rules.extract import (
     _BOX,
     _IN_PROJECTED,
@@ -67,29 +69,6 @@ FOUND_BY_LAST_NUMBER: Final = "last_number"
 #: How a stated answer was found; ``last_number`` is the flexible fallback, not a statement.
 STRICT_METHODS: Final = (FOUND_BY_MARKER, FOUND_BY_BOXED)
 
-
-class MathAnswerParams(Params):
-    """``languages``/``tiers``: the answer markers, as for ``extract_answer_marker`` (filled from
-    the pack's language overlays).  ``final_tiers``: how many of the best tiers are final-answer
-    statements (they beat a box; the tiers after them are weak hints).  ``separators``: what
-    precedes a final answer on its line (GSM8K's ``####``)."""
-
-    languages: StrTuple = ("en", "zh")
-    tiers: StrTiers = ()
-    final_tiers: int = Field(2, ge=1, le=10)
-    separators: StrTuple = ("####", "最终输出:", "最终输出：")
-
-    @field_validator("separators")
-    @classmethod
-    def _not_empty(cls, separators: tuple[str, ...]) -> tuple[str, ...]:
-        if any(not s for s in separators):
-            raise ValueError(f"separators must be non-empty strings, got {separators!r}")
-        return separators
-
-    @field_validator("tiers")
-    @classmethod
-    def _patterns_compile(cls, tiers: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
-        return AnswerMarkerParams(tiers=tiers).tiers
 
 
 def resolve_math_markers(params: MathAnswerParams, resources: Mapping[str, Any]) -> MathAnswerParams:

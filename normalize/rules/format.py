@@ -24,10 +24,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Final, Literal
+from typing import Final
 
 import regex
-from pydantic import field_validator
 
 from normalize import status as st
 from normalize._budget import MAX_ROUNDS, check_budget
@@ -38,10 +37,24 @@ from normalize.registry import (
     DEFAULT_TIMEOUT,
     TEXT_ANSWER_TYPES,
     NoParams,
-    Params,
     rule,
 )
 from normalize.rules._fences import find_fences, outside_fences
+from normalize.rules._format_params import (
+    FoldCaseParams as FoldCaseParams,
+)
+from normalize.rules._format_params import (
+    NormalizeWhitespaceParams as NormalizeWhitespaceParams,
+)
+from normalize.rules._format_params import (
+    StripMarkdownParams as StripMarkdownParams,
+)
+from normalize.rules._format_params import (
+    StripTrailingPeriodParams as StripTrailingPeriodParams,
+)
+from normalize.rules._format_params import (
+    StripTrailingWhitespaceParams as StripTrailingWhitespaceParams,
+)
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -233,11 +246,6 @@ def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: floa
 # ---------------------------------------------------------------------------------------------
 # strip_markdown
 
-
-class StripMarkdownParams(Params):
-    """``blockquotes``: also remove ``>`` quote markers at the start of lines."""
-
-    blockquotes: bool = False
 
 
 _MARKDOWN_DEFAULTS: Final = StripMarkdownParams()
@@ -524,11 +532,6 @@ def _nfkc(text: str) -> str:
 # normalize_whitespace
 
 
-class NormalizeWhitespaceParams(Params):
-    """``newlines``: ``keep`` line breaks (at most one blank line in a row) or ``collapse`` them."""
-
-    newlines: Literal["keep", "collapse"] = "keep"
-
 
 _WHITESPACE_DEFAULTS: Final = NormalizeWhitespaceParams()
 
@@ -652,11 +655,6 @@ def normalize_whitespace(
 # strip_trailing_whitespace
 
 
-class StripTrailingWhitespaceParams(Params):
-    """``per_line``: strip the end of every line, or only the end of the text."""
-
-    per_line: bool = True
-
 
 _TRAILING_WS_DEFAULTS: Final = StripTrailingWhitespaceParams()
 
@@ -716,18 +714,6 @@ def strip_trailing_whitespace(
 # strip_trailing_period
 
 
-class StripTrailingPeriodParams(Params):
-    """``chars``: the sentence-final marks that may be removed (one of them, once)."""
-
-    chars: str = ".。"
-
-    @field_validator("chars")
-    @classmethod
-    def _check_chars(cls, value: str) -> str:
-        if not value or any(c.isspace() for c in value):
-            raise ValueError(f"chars must be non-empty and hold no whitespace, got {value!r}")
-        return value
-
 
 _PERIOD_DEFAULTS: Final = StripTrailingPeriodParams()
 
@@ -782,11 +768,6 @@ def strip_trailing_period(
 # ---------------------------------------------------------------------------------------------
 # fold_case
 
-
-class FoldCaseParams(Params):
-    """``mode``: ``casefold`` (full Unicode folding, ``ß`` → ``ss``) or ``lower``."""
-
-    mode: Literal["lower", "casefold"] = "casefold"
 
 
 _FOLD_DEFAULTS: Final = FoldCaseParams()

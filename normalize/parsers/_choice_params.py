@@ -1,0 +1,30 @@
+"""The params of the ``choice`` parser (a pydantic model) and the option counts it allows.
+
+Kept apart from :mod:`normalize.parsers._choice`, which the wheel compiles with
+mypyc: a compiled module keeps no docstrings, and pydantic cannot read a compiled class's
+methods.  Re-exported there.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from pydantic import Field
+
+from normalize.registry import Params
+
+MIN_OPTIONS: Final = 2
+MAX_OPTIONS: Final = 26
+
+
+class ChoiceParams(Params):
+    """Parameters of the ``choice`` parser.
+
+    ``conflict``: what several answer statements with different letters give —
+    ``"contradictory"`` (no answer) or ``"last"`` (the last statement wins).
+    ``default_options``: the option count used when a row has none; ``None`` makes such a
+    row ``invalid``.
+    """
+
+    conflict: Literal["contradictory", "last"] = "contradictory"
+    default_options: int | None = Field(default=MAX_OPTIONS, ge=MIN_OPTIONS, le=MAX_OPTIONS)

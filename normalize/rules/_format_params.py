@@ -1,0 +1,51 @@
+"""The params of the format rules (pydantic models).
+
+Kept apart from :mod:`normalize.rules.format`, which the wheel compiles with
+mypyc: a compiled module keeps no docstrings, and pydantic cannot read a compiled class's
+methods.  Re-exported there.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import field_validator
+
+from normalize.registry import Params
+
+
+class StripMarkdownParams(Params):
+    """``blockquotes``: also remove ``>`` quote markers at the start of lines."""
+
+    blockquotes: bool = False
+
+
+class NormalizeWhitespaceParams(Params):
+    """``newlines``: ``keep`` line breaks (at most one blank line in a row) or ``collapse`` them."""
+
+    newlines: Literal["keep", "collapse"] = "keep"
+
+
+class StripTrailingWhitespaceParams(Params):
+    """``per_line``: strip the end of every line, or only the end of the text."""
+
+    per_line: bool = True
+
+
+class StripTrailingPeriodParams(Params):
+    """``chars``: the sentence-final marks that may be removed (one of them, once)."""
+
+    chars: str = ".。"
+
+    @field_validator("chars")
+    @classmethod
+    def _check_chars(cls, value: str) -> str:
+        if not value or any(c.isspace() for c in value):
+            raise ValueError(f"chars must be non-empty and hold no whitespace, got {value!r}")
+        return value
+
+
+class FoldCaseParams(Params):
+    """``mode``: ``casefold`` (full Unicode folding, ``ß`` → ``ss``) or ``lower``."""
+
+    mode: Literal["lower", "casefold"] = "casefold"
