@@ -36,6 +36,7 @@ from collections.abc import Callable
 import regex
 
 from normalize import load_pack
+from normalize._build import build_description
 
 WORDS = (
     "the model first considers each option carefully and then checks the arithmetic again "
@@ -127,6 +128,7 @@ def main() -> None:
     pack = load_pack()
     print(f"corpus: {args.n} outputs, {total_bytes / 1e6:.1f} MB, seeds {args.seed}..{args.seed + args.repeat - 1}")
     print(f"pack: {pack.signature}")
+    print(f"build: {build_description()}")
 
     baseline = regex.compile(r"(?i)answer is\s*(.*)")
 

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _build_wheel(out: Path) -> Path:
+    """A pure-Python wheel (what these tests check does not depend on compiling the hot
+    modules, which tests/test_compiled.py covers, and which takes most of a minute)."""
     from hatchling.builders.wheel import WheelBuilder
 
-    builder = WheelBuilder(str(ROOT))
-    return Path(next(iter(builder.build(directory=str(out), versions=["standard"]))))
+    with mock.patch.dict(os.environ, {"HARNESS_NORMALIZE_PURE": "1"}):
+        builder = WheelBuilder(str(ROOT))
+        return Path(next(iter(builder.build(directory=str(out), versions=["standard"]))))
 
 
 def test_wheel_ships_the_packs_and_py_typed(tmp_path: Path) -> None:
