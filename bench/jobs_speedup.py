@@ -14,6 +14,7 @@ jobs take start-up + max(parent loop, workers / N), as the parent runs beside th
     python bench/jobs_speedup.py                  # 40 MB input, --jobs 2
     python bench/jobs_speedup.py --mb 100 --repeat 1
     python bench/jobs_speedup.py --mb 80 --jobs 4
+    python bench/jobs_speedup.py --mb 200 --installed   # the installed (compiled) package
 """
 
 from __future__ import annotations
@@ -42,16 +43,22 @@ raise SystemExit(code)
 """
 
 
-def measure(args: list[str], pycache: Path) -> tuple[float, float, float]:
+def measure(args: list[str], pycache: Path, installed: bool = False) -> tuple[float, float, float]:
     """(wall seconds, CPU seconds of the command's own process, CPU seconds of its workers).
 
-    The command runs from the source tree with its compiled bytecode kept in ``pycache``, as an
-    installed package has it (pip compiles it at install time): where ``PYTHONDONTWRITEBYTECODE``
-    is set, every start would otherwise compile all the package's modules again (~0.13 s)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(pycache)}
+    The command runs from the source tree (``installed``: the package this interpreter imports
+    outside it, e.g. the compiled wheel ``pip install .`` gives) with its compiled bytecode kept
+    in ``pycache``, as an installed package has it (pip compiles it at install time): where
+    ``PYTHONDONTWRITEBYTECODE`` is set, every start would otherwise compile all the package's
+    modules again (~0.13 s)."""
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(pycache)}
+    if not installed:
+        env["PYTHONPATH"] = str(ROOT)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _MEASURE, *args], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *args], capture_output=True, text=True, env=env, cwd=pycache.parent
+    )
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr}")
@@ -59,11 +66,23 @@ def measure(args: list[str], pycache: Path) -> tuple[float, float, float]:
     return seconds, float(own), float(workers)
 
 
+def _build(installed: bool, folder: Path) -> str:
+    """What the measured commands import: compiled modules or source (normalize._build)."""
+    env = {**os.environ}
+    if not installed:
+        env["PYTHONPATH"] = str(ROOT)
+    probe = "from normalize._build import build_description; print(build_description())"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=folder, check=True)
+    return done.stdout.strip()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=int, default=40, help="input size in MB (default 40)")
     parser.add_argument("--jobs", type=int, default=2, help="jobs compared with one (default 2)")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each, the best counts (default 2)")
+    parser.add_argument("--installed", action="store_true",
+                        help="run the installed package (e.g. the compiled wheel of pip install .), not the source tree")
     args = parser.parse_args()
     n = args.jobs
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,11 +91,13 @@ def main() -> None:
         src, tiny = folder / "in.jsonl", folder / "tiny.jsonl"
         rows = write_rows(src, total_bytes=args.mb << 20, output_bytes=3000, prompt_bytes=200)
         write_rows(tiny, total_bytes=1, output_bytes=3000, prompt_bytes=200)
+        print(f"build: {_build(args.installed, folder)}")
         print(f"input: {rows:,} rows, {src.stat().st_size / (1 << 20):.1f} MB; {os.cpu_count()} cores; "
               f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for command in ("run", "score"):
             extra = ["--bootstrap", "100"] if command == "score" else []
-            startup = min(measure([command, str(tiny), "-o", str(folder / "tiny.out"), "--jobs", "1", *extra], pycache)[1]
+            startup = min(measure([command, str(tiny), "-o", str(folder / "tiny.out"), "--jobs", "1", *extra], pycache,
+                                  args.installed)[1]
                           for _ in range(args.repeat))
             wall: dict[int, float] = {}
             cpu: dict[int, tuple[float, float]] = {}
@@ -85,7 +106,7 @@ def main() -> None:
                 for jobs in (1, n):
                     out = folder / f"{command}.{jobs}.jsonl"
                     seconds, own, workers = measure([command, str(src), "-o", str(out), "--jobs", str(jobs),
-                                                     "--no-progress", *extra], pycache)
+                                                     "--no-progress", *extra], pycache, args.installed)
                     wall[jobs] = min(wall.get(jobs, float("inf")), seconds)
                     cpu[jobs] = min(cpu.get(jobs, (float("inf"), 0.0)), (own, workers))
                     outputs[jobs] = out.read_bytes()
