@@ -12,7 +12,11 @@ The modules are listed in ``[tool.hatch.build.targets.wheel.hooks.custom] compil
 pyproject.toml.  Each must define no pydantic model (pydantic cannot read a compiled class's
 methods) and carry no docstring anything reads at run time (a compiled function has none):
 the rules' params live in ``_*_params`` modules, and ``normalize rules`` reads a compiled
-rule's docstring from its source file.
+rule's docstring from its source file.  A compiled function checks its arguments' declared
+types: called directly with a value its annotation excludes (``ParseContext(options=4.0)``,
+where ``Pack.run`` would have read the count as ``4``), it raises ``TypeError`` where the
+source raises ``ValueError`` or nothing; every call the package makes passes declared types
+(``mypy --strict``), and ``tests/test_compiled.py`` compares what ``Pack.run`` gives.
 """
 
 from __future__ import annotations
