@@ -17,9 +17,9 @@ jobs take start-up + max(parent loop, workers / N), as the parent runs beside th
     python bench/jobs_speedup.py --installed      # the installed (e.g. compiled) package
 
 The default input is large (~78k rows of 3 KB: the scale of the 100k-row runs the target is
-about): a process starts in ~0.45 s whatever the input (imports, the pack), which ``--jobs`` cannot share, so a
-small input shows that fixed cost more than the throughput (40 MB: ~1.6x; the "after
-start-up" model line gives the throughput alone).
+about): a process starts in ~0.45 s whatever the input (imports, the pack), which ``--jobs``
+cannot share, so a small input shows that fixed cost more than the throughput (40 MB: ~1.6x;
+the "after start-up" model line gives the throughput alone).
 """
 
 from __future__ import annotations
