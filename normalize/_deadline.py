@@ -67,34 +67,42 @@ def _absorb_scheduled() -> None:
 
 class _Watchdog:
     def __init__(self) -> None:
-        self._lock = threading.Condition()
+        # A bounded thread takes the lock only in a ``with`` on the C-level lock itself: no
+        # Python frame runs between acquiring it and entering the block, or between leaving the
+        # block and releasing it, so a ``TimeUp`` that lands there cannot leave it held.  (Through
+        # ``threading.Condition``'s own ``__enter__``/``__exit__``, Python functions, it could:
+        # one delivered right after the acquire, or before the release, deadlocked every later
+        # bounded call; tests/test_deadline.py hammers that.)  The condition is for the
+        # watchdog's own waits and wake-ups: its thread never gets ``TimeUp``.
+        self._mutex = threading.Lock()
+        self._wake = threading.Condition(self._mutex)
         self._heap: list[_Watch] = []
         self._serial = itertools.count()
         self._thread: threading.Thread | None = None
 
     def start(self, seconds: float) -> _Watch:
         watch = _Watch(time.monotonic() + seconds, next(self._serial), threading.get_ident())
-        with self._lock:
+        with self._mutex:
             heapq.heappush(self._heap, watch)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="normalize-deadline", daemon=True)
                 self._thread.start()
             elif self._heap[0] is watch:
-                self._lock.notify()  # only an earlier deadline changes what the watchdog waits for
+                self._wake.notify()  # only an earlier deadline changes what the watchdog waits for
         return watch
 
     def stop(self, watch: _Watch) -> None:
         """Withdraw ``watch``: once this returns, the watchdog schedules nothing more for it."""
-        with self._lock:
+        with self._mutex:
             watch.done = True
 
     def _run(self) -> None:
-        with self._lock:
+        with self._wake:
             while True:
                 while self._heap and self._heap[0].done:
                     heapq.heappop(self._heap)
                 if not self._heap:
-                    self._lock.wait(60.0)
+                    self._wake.wait(60.0)
                     if not self._heap:
                         self._thread = None
                         return
@@ -102,7 +110,7 @@ class _Watchdog:
                 first = self._heap[0]
                 delay = first.deadline - time.monotonic()
                 if delay > 0:
-                    self._lock.wait(delay)
+                    self._wake.wait(delay)
                     continue
                 heapq.heappop(self._heap)
                 first.fired = True

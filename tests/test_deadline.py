@@ -94,3 +94,42 @@ def test_a_timed_out_call_leaves_traced_code_working() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "6"
+
+
+def test_deadlines_landing_while_the_watchdog_lock_is_taken_never_deadlock() -> None:
+    # Regression: the bounded threads took the watchdog's lock through threading.Condition's
+    # __enter__/__exit__, Python functions; a TimeUp delivered inside one, just after the
+    # acquire or just before the release, left the lock held and every later bounded call (and
+    # the watchdog) waited for ever: the suite hung once in test_math_answers.  Three threads
+    # make many calls whose deadlines pass as they finish, in a child process so that a
+    # regression fails here (the old code hung within 300 calls a thread every time).
+    script = textwrap.dedent(
+        """
+        import os, threading, time
+        from normalize._deadline import TimeUp, call_within
+
+        def spin(seconds):
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                pass
+
+        def worker(seed):
+            for i in range(300):
+                seconds = 0.0005 + ((i * 7 + seed) % 13) * 0.0001
+                try:
+                    call_within(lambda: spin(seconds), seconds)
+                except TimeUp:
+                    pass
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(50)
+        print(sum(thread.is_alive() for thread in threads))
+        os._exit(0)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"
