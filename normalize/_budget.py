@@ -51,7 +51,8 @@ _NO_DEADLINE: Final = float("inf")
 def start_budget(seconds: float | None) -> Token[_Deadline | None]:
     """Make a budget of ``seconds`` of CPU time (``None``: none) the active one, from now on;
     give the token to :func:`end_budget` when the body is done (what :class:`row_budget` does,
-    without the object; the engine calls these directly, once per row and once per parse)."""
+    without the object; ``Pack.run`` starts one a row, and :func:`restart_budget` gives the
+    parser its own)."""
     return start_budget_wall(seconds)[0]
 
 

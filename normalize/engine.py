@@ -346,8 +346,8 @@ def run_specs(chain: Chain, raw: str, timeout: float, wall: float) -> OutcomeFie
     """The chain over ``raw`` (a row :func:`admit` let through) under the active budget
     (``wall``: its :func:`wall_deadline`; the caller starts and ends it): :func:`_apply_from`
     per rule, written out in the loop (each rule's function from :meth:`Chain.bound`, a call
-    fewer per rule; ``check_budget()`` is called only
-    once the monotonic clock passes the wall deadline, before which it would return at once).
+    fewer per rule; ``check_budget()`` is called only once the monotonic clock passes the wall
+    deadline, before which it would return at once).
     Trace steps are built by filling their ``__dict__`` (what :func:`frozen_instance` does, inline)."""
     text = raw
     trace: list[TraceStep] = []

@@ -97,7 +97,6 @@ from normalize.registry import ParseContext, Parsed, parser
 LETTERS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-
 # --------------------------------------------------------------------------- patterns
 
 _QUOTES: Final = str.maketrans(

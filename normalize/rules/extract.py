@@ -194,7 +194,6 @@ def _separator(whitespace: str) -> str:
 # --------------------------------------------------------------------------- answer markers
 
 
-
 _DEFAULT_MARKERS: Final = AnswerMarkerParams()
 
 
@@ -898,7 +897,6 @@ def _answer_span(text: str, match: regex.Match[str]) -> tuple[int, int]:
 _BOX = r"\\(?:boxed|fbox)(?![A-Za-z])"
 
 
-
 _DEFAULT_BOXED: Final = BoxedParams()
 
 
@@ -1016,7 +1014,6 @@ _BRACE_FINDER: Final = char_finder("\\{}")
 # --------------------------------------------------------------------------- separators
 
 
-
 _DEFAULT_SEPARATORS: Final = SeparatorParams()
 
 
@@ -1104,7 +1101,6 @@ class _Scan:
         self.single: _Span | None = None
         self.spans: dict[_Span, list[_Span]] = {}
         self.decoded: dict[_DecodedKey, tuple[Any] | None] = {}
-
 
 
 _DEFAULT_JSON_BLOCK: Final = JsonBlockParams()
@@ -1516,9 +1512,7 @@ def _value_may_start(text: str, pos: int, floor: int) -> bool:
     return i >= floor and text[i] in "{[,:"
 
 
-
 # --------------------------------------------------------------------------- code
-
 
 
 _DEFAULT_CODE: Final = CodeBlockParams()
@@ -1686,7 +1680,6 @@ def _solution_fences(text: str, fences: Sequence[Fence], *, timeout: float) -> l
 
 
 # --------------------------------------------------------------------------- a pack's own pattern
-
 
 
 @rule("extract_regex", version=1, scope=ALL_TYPES, params=ExtractRegexParams, idempotent=False)

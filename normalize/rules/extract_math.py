@@ -70,7 +70,6 @@ FOUND_BY_LAST_NUMBER: Final = "last_number"
 STRICT_METHODS: Final = (FOUND_BY_MARKER, FOUND_BY_BOXED)
 
 
-
 def resolve_math_markers(params: MathAnswerParams, resources: Mapping[str, Any]) -> MathAnswerParams:
     """Fill empty ``tiers`` from the language overlays, as :func:`resolve_answer_markers` does."""
     if params.tiers:

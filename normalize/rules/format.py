@@ -247,7 +247,6 @@ def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: floa
 # strip_markdown
 
 
-
 _MARKDOWN_DEFAULTS: Final = StripMarkdownParams()
 
 
@@ -378,7 +377,6 @@ def _no_marker(text: str) -> bool:
 def _no_quote_marker(text: str) -> bool:
     """:func:`_no_marker`, and no ``>`` for the blockquote pattern."""
     return ">" not in text and _no_marker(text)
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -532,7 +530,6 @@ def _nfkc(text: str) -> str:
 # normalize_whitespace
 
 
-
 _WHITESPACE_DEFAULTS: Final = NormalizeWhitespaceParams()
 
 
@@ -552,10 +549,7 @@ _OTHER_SPACES: Final = char_finder(_SPACE_SEPARATORS[1:])
 _OTHER_BREAKS: Final = char_finder("\x85\u2028\u2029")
 #: Every character :func:`_normalize_whitespace_segment` rewrites, other than the plain space
 #: and LF: the line terminators of :data:`_LINE_BREAK` and the spaces of :data:`_SPACE`.
-_REWRITTEN_SPACES: Final = char_finder(
-    "\t\r\x0b\x0c\x85\u2028\u2029"
-    + "".join(c for c in map(chr, range(0x80, 0x3001)) if unicodedata.category(c) == "Zs")
-)
+_REWRITTEN_SPACES: Final = char_finder("\t\r\x0b\x0c\x85\u2028\u2029" + _SPACE_SEPARATORS[1:])
 
 
 def _whitespace_settled(text: str, mode: str) -> bool:
@@ -655,7 +649,6 @@ def normalize_whitespace(
 # strip_trailing_whitespace
 
 
-
 _TRAILING_WS_DEFAULTS: Final = StripTrailingWhitespaceParams()
 
 
@@ -714,7 +707,6 @@ def strip_trailing_whitespace(
 # strip_trailing_period
 
 
-
 _PERIOD_DEFAULTS: Final = StripTrailingPeriodParams()
 
 
@@ -767,7 +759,6 @@ def strip_trailing_period(
 
 # ---------------------------------------------------------------------------------------------
 # fold_case
-
 
 
 _FOLD_DEFAULTS: Final = FoldCaseParams()
