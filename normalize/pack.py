@@ -273,6 +273,7 @@ class Pack:
         options: Sequence[str] | int | None = None,
         task_type: str | None = None,
         schema: Mapping[str, Any] | str | None = None,
+        lang: str | None = None,
     ) -> Result:
         """Normalize one output and parse it strictly (``task_type``: already resolved from ``task``).
 
@@ -281,6 +282,8 @@ class Pack:
         ``schema``: the row's own JSON Schema (or a name in the pack's ``schemas:``), applied
         like a pack schema; it is kept in ``result.extra["schema"]`` so the result replays.  A
         bad ``options`` or ``schema`` gives status ``invalid`` naming it.
+        ``lang``: the row's language tag (read by :func:`normalize.row.read_lang`), passed to the
+        parser; when given it is kept in ``result.extra["lang"]`` so the result replays.
 
         >>> r = load_pack().run("The answer is (B).", task="multiple_choice", options=4)
         >>> r.answer, r.status
@@ -294,6 +297,8 @@ class Pack:
             task_type = self.task_type_of(task)
         t = self.task_types[task_type]
         extra: dict[str, Any] = {}
+        if lang is not None:
+            extra["lang"] = lang
         chain = t.chain
         if schema is not None:
             extra["schema"] = schema
@@ -322,7 +327,7 @@ class Pack:
                 extra.update(notes)
                 if status == st.OK and normalized is not None:
                     restart_budget()
-                    status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes)
+                    status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes, lang)
                     extra.update(parsed_extra)
             finally:
                 end_budget(token)
@@ -339,6 +344,7 @@ class Pack:
         text: str,
         options: Any,
         notes: Mapping[str, Any] | None = None,
+        lang: str | None = None,
     ) -> tuple[st.Status, str | None, Any, Mapping[str, Any]]:
         domain: Options
         if options is None or options.__class__ is int:
@@ -350,7 +356,9 @@ class Pack:
                 return st.INVALID, f"parser {spec.name}: {exc}", None, {}
         settings = self.settings
         ctx: ParseContext = object.__new__(ParseContext)  # ParseContext(...): see frozen_instance
-        ctx.__dict__.update(options=domain, timeout=settings.regex_timeout, notes=dict(notes) if notes else {})
+        ctx.__dict__.update(
+            options=domain, timeout=settings.regex_timeout, notes=dict(notes) if notes else {}, lang=lang
+        )
         definition = REGISTRY.parsers[spec.name]
         try:  # under the row's budget, started over for the parser (run)
             parsed = definition.fn(text, spec.params, ctx)

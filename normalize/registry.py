@@ -130,12 +130,16 @@ class Parsed:
 
 @dataclass(frozen=True)
 class ParseContext:
-    """Per-row information a parser may use: the option domain, the regex timeout."""
+    """Per-row information a parser may use: the option domain, the regex timeout, the row's
+    language."""
 
     options: tuple[str, ...] | int | None = None
     timeout: float = DEFAULT_TIMEOUT
     #: Notes the chain's rules left (``found_by``: how the answer statement was found).
     notes: Mapping[str, Any] = field(default_factory=dict)
+    #: The row's ``lang`` (a BCP 47 tag, lower case, ``-`` separated: ``"de"``, ``"pt-br"``), or
+    #: ``None`` when the row does not say; see :func:`normalize.row.read_lang`.
+    lang: str | None = None
 
 
 @dataclass(frozen=True)

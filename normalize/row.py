@@ -96,13 +96,14 @@ class Row:
     model_a: str | None = None
     model_b: str | None = None
     model: str | None = None
+    lang: str | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], line: int = 0) -> Row:
         """A row from any JSON object, never raising: unusable fields read as absent.
 
         >>> Row.from_mapping({"task": "", "options": 4.5, "run": 2, "model_a": ""})
-        Row(task=None, output=None, options=None, id=None, target=None, aliases=None, line=0, task_type=None, run='2', turn=None, model_a=None, model_b=None, model=None)
+        Row(task=None, output=None, options=None, id=None, target=None, aliases=None, line=0, task_type=None, run='2', turn=None, model_a=None, model_b=None, model=None, lang=None)
         """
         task, output = data.get("task"), data.get("output")
         try:
@@ -156,11 +157,25 @@ def _plain_fields(data: Mapping[str, Any]) -> dict[str, Any]:
         "run": None if run is None else str(run),
         "turn": data.get("turn"),
         **{name: _name(data.get(name)) for name in ("model_a", "model_b", "model")},
+        "lang": read_lang(data.get("lang")),
     }
+
+
+def read_lang(value: Any) -> str | None:
+    """A row's ``lang`` as a lower-case BCP 47 tag with ``-`` separators; ``None`` when absent,
+    empty or not a string (a language the pack does not know is the pack's business, not the row's).
+
+    >>> read_lang("pt_BR"), read_lang(" ZH "), read_lang(""), read_lang(3)
+    ('pt-br', 'zh', None, None)
+    """
+    if not isinstance(value, str):
+        return None
+    tag = value.strip().replace("_", "-").lower()
+    return tag or None
 
 
 def _name(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-__all__ = ["Options", "Row", "RowError", "read_options", "read_options_value"]
+__all__ = ["Options", "Row", "RowError", "read_lang", "read_options", "read_options_value"]

@@ -80,7 +80,9 @@ def normalize_typed(pack: Pack, row: InputRow) -> Normalized:
         return invalid(str(exc))
     except ValueError as exc:
         return invalid(f"line {row.line}: {exc}")
-    result = pack.run(parsed.output, parsed.task or "", options=parsed.options, task_type=task_type, schema=schema)
+    result = pack.run(
+        parsed.output, parsed.task or "", options=parsed.options, task_type=task_type, schema=schema, lang=parsed.lang
+    )
     out.update(result.to_json())
     out["task_type"] = result.task_type
     return Normalized(replace(parsed, task_type=result.task_type), result, out)
