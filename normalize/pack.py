@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from normalize._budget import (
 )
 from normalize._frozen import check_plain_frozen
 from normalize._json import canonical_json
+from normalize._jsonschema import SchemaRefError, bundle, check_schema
 from normalize._version import __version__
 from normalize._yaml import Document, load_yaml
 from normalize.engine import (
@@ -435,8 +437,9 @@ def load_pack(path: str | Path | None = None, *, allow_modules: Iterable[str] = 
     root = Path(path) if path is not None else default_pack_path()
     if root.is_dir():
         root = root / "default.yaml"
+    reach = _Reach.of(root)
     docs, merged, owner = _read_extended(root, ())
-    return _resolve(docs, merged, owner, frozenset(allow_modules))
+    return _resolve(docs, merged, owner, frozenset(allow_modules), reach)
 
 
 def _extends_target(doc: Document, value: Any) -> Path:
@@ -597,7 +600,11 @@ def _locate(owner: Mapping[tuple[str, ...], Document], root: Document, path: tup
 
 
 def _resolve(
-    docs: list[Document], merged: dict[str, Any], owner: Mapping[tuple[str, ...], Document], allowed: frozenset[str]
+    docs: list[Document],
+    merged: dict[str, Any],
+    owner: Mapping[tuple[str, ...], Document],
+    allowed: frozenset[str],
+    reach: _Reach,
 ) -> Pack:
     root = docs[0]
 
@@ -619,9 +626,13 @@ def _resolve(
         raise fail(clean, f"{'.'.join(map(str, clean)) or 'pack'}: {err['msg']}"
                    + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], dict) else "")) from None
 
+    schemas = {
+        name: _resolve_schema_refs(name, body, _locate(owner, root, ("schemas", name)), reach, fail)
+        for name, body in model.schemas.items()
+    }
     resources: dict[str, Any] = {
         "languages": model.languages,
-        "schemas": model.schemas,
+        "schemas": schemas,
         "aliases": model.aliases,
     }
     for table, groups in model.aliases.items():
@@ -663,13 +674,115 @@ def _resolve(
         tasks=dict(model.tasks),
         task_types=task_types,
         aliases={k: tuple(tuple(g) for g in v) for k, v in model.aliases.items()},
-        schemas=dict(model.schemas),
+        schemas=schemas,
         scoring={k: dict(v) for k, v in model.scoring.items()},
         sources=tuple(d.file for d in docs),
         check_config=dict(model.check),
         resources=resources,
         modules=imported,
     )
+
+
+@dataclass(frozen=True)
+class _Reach:
+    """The folders a pack may read files from: its own folder and the shipped packs' folder.
+
+    Paths are resolved (symbolic links followed) before they are compared, so a link inside
+    the folder that points out of it is outside.
+    """
+
+    pack_dir: Path
+    roots: tuple[Path, ...]
+
+    @classmethod
+    def of(cls, root: Path) -> _Reach:
+        pack_dir = root.parent.resolve()
+        roots = [pack_dir]
+        try:
+            roots.append(default_pack_path().parent.resolve())
+        except PackError:
+            pass  # no shipped packs in this installation: nothing of theirs can be read
+        return cls(pack_dir, tuple(roots))
+
+    def allows(self, path: Path) -> bool:
+        resolved = path.resolve()
+        return any(resolved.is_relative_to(r) for r in self.roots)
+
+
+def _read_schema_file(uri: str, base: Path, reach: _Reach) -> Any:
+    """The document a pack schema's ``$ref`` names: a JSON (or YAML) file of the pack's folder.
+
+    ``uri`` is the reference as resolved against the schema's base URI; only a relative path
+    (no scheme, no host) names a file, read relative to the folder of the pack file that
+    defines the schema.  Anything else raises ``ValueError``: nothing is fetched.
+    """
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(uri)
+    if parts.scheme or parts.netloc or not parts.path:
+        raise ValueError(f"it points outside the pack (to {uri}): a pack schema refers only to itself "
+                         "and to files of the pack's folder, by relative path (nothing is fetched)")
+    path = base / unquote(parts.path)
+    if not reach.allows(path):
+        raise ValueError(f"schema file {uri!r} is outside the pack's folder {reach.pack_dir} "
+                         f"(it resolves to {path.resolve()})")
+    if not path.is_file():
+        raise ValueError(f"schema file {uri!r} not found ({path})")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"schema file {uri!r} cannot be read: {exc}") from None
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            return load_yaml(text, str(path)).value
+        except PackError as exc:
+            raise ValueError(str(exc)) from None
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not allowed in strict JSON")
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except ValueError as exc:
+        raise ValueError(f"schema file {uri!r} ({path}) is not JSON: {exc}") from None
+
+
+def _resolve_schema_refs(name: str, body: dict[str, Any], doc: Document, reach: _Reach, fail: Any) -> dict[str, Any]:
+    """A pack schema with the files its ``$ref``s name embedded (so the hash covers them), checked.
+
+    A reference that leaves the schema and the pack's folder, or does not resolve, is a
+    load error at the schema.
+    """
+    base = Path(doc.file).parent
+
+    def where(exc: ValueError) -> tuple[Any, ...]:
+        found = _ref_path(body, exc.ref) if isinstance(exc, SchemaRefError) else None
+        return ("schemas", name, *(found or ()))
+
+    try:
+        bundled = bundle(body, lambda uri: _read_schema_file(uri, base, reach))
+    except ValueError as exc:
+        raise fail(where(exc), f"schema {name!r}: {exc}") from None
+    try:
+        check_schema(bundled, name)
+    except ValueError as exc:
+        raise fail(where(exc), str(exc)) from None
+    return dict(bundled)
+
+
+def _ref_path(schema: Any, ref: str) -> tuple[Any, ...] | None:
+    """The path of the first ``$ref``/``$dynamicRef`` equal to ``ref`` in ``schema`` (for a line number)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            for key in ("$ref", "$dynamicRef"):
+                if node.get(key) == ref:
+                    return (*path, key)
+            stack.extend((v, (*path, k)) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((v, (*path, i)) for i, v in reversed(list(enumerate(node))))
+    return None
 
 
 def _validate_check_section(config: Mapping[str, Any], fail: Any) -> None:
