@@ -423,7 +423,12 @@ def default_pack_path() -> Path:
     raise PackError("the shipped rule packs are missing from this installation", file=str(here / "_packs"))
 
 
-def load_pack(path: str | Path | None = None, *, allow_modules: Iterable[str] = ()) -> Pack:
+def load_pack(
+    path: str | Path | None = None,
+    *,
+    allow_modules: Iterable[str] = (),
+    allow_includes: Iterable[str | Path] = (),
+) -> Pack:
     """Load and resolve a pack file (and its includes); the shipped packs when ``path`` is None.
 
     ``extends: shipped:default`` (or a path) starts from another pack: the extending file's
@@ -431,18 +436,20 @@ def load_pack(path: str | Path | None = None, *, allow_modules: Iterable[str] = 
     of the same name, its settings replace single limits, its ``check.reverse.accept`` entries
     are added.  ``modules:`` names Python modules whose rules the pack uses; each is imported
     only when it is in ``allow_modules`` (``--allow-module`` on the command line): a pack
-    file alone never runs code.  Every problem raises :class:`PackError` naming the file,
-    line and column.
+    file alone never runs code.  Likewise a pack reads only files of its own folder and of the
+    shipped packs' folder (``include``, ``extends``, schema files; symbolic links resolved):
+    any other folder must be in ``allow_includes`` (``--allow-include DIR``).  Every problem
+    raises :class:`PackError` naming the file, line and column.
     """
     root = Path(path) if path is not None else default_pack_path()
     if root.is_dir():
         root = root / "default.yaml"
-    reach = _Reach.of(root)
-    docs, merged, owner = _read_extended(root, ())
+    reach = _Reach.of(root, allow_includes)
+    docs, merged, owner = _read_extended(root, (), reach)
     return _resolve(docs, merged, owner, frozenset(allow_modules), reach)
 
 
-def _extends_target(doc: Document, value: Any) -> Path:
+def _extends_target(doc: Document, value: Any, reach: _Reach) -> Path:
     """The file ``extends:`` names: ``shipped:default`` (the shipped pack), ``shipped:FILE`` or a path."""
     if not isinstance(value, str) or not value.strip():
         raise doc.error(("extends",), f"extends must name a pack: shipped:default or a relative path, got {value!r}")
@@ -453,24 +460,26 @@ def _extends_target(doc: Document, value: Any) -> Path:
         target = Path(doc.file).parent / value
     if target.is_dir():
         target = target / "default.yaml"
+    if not reach.allows(target):
+        raise doc.error(("extends",), reach.outside("extended pack", value, target))
     if not target.is_file():
         raise doc.error(("extends",), f"extended pack {value!r} not found")
     return target
 
 
 def _read_extended(
-    root: Path, chain: tuple[Path, ...]
+    root: Path, chain: tuple[Path, ...], reach: _Reach
 ) -> tuple[list[Document], dict[str, Any], dict[tuple[str, ...], Document]]:
     """The pack at ``root`` merged over the pack it extends (recursively)."""
     resolved = root.resolve()
     if resolved in chain:
         raise PackError("extends cycle: " + " → ".join(str(p) for p in (*chain, resolved)), file=str(root))
-    docs = _read_with_includes(root)
+    docs = _read_with_includes(root, reach)
     merged, owner = _merge(docs)
     if "extends" not in merged:
         return docs, merged, owner
-    target = _extends_target(docs[0], merged.pop("extends"))
-    base_docs, base, base_owner = _read_extended(target, (*chain, resolved))
+    target = _extends_target(docs[0], merged.pop("extends"), reach)
+    base_docs, base, base_owner = _read_extended(target, (*chain, resolved), reach)
     return [*docs, *base_docs], _overlay(base, merged), {**base_owner, **owner}
 
 
@@ -536,7 +545,7 @@ def _read_doc(path: Path) -> Document:
     return doc
 
 
-def _read_with_includes(root: Path) -> list[Document]:
+def _read_with_includes(root: Path, reach: _Reach) -> list[Document]:
     docs: list[Document] = []
     seen: set[Path] = set()
 
@@ -557,6 +566,8 @@ def _read_with_includes(root: Path) -> list[Document]:
                 target = default_pack_path().parent / inc[len(SHIPPED_PREFIX) :]
             else:
                 target = path.parent / inc
+            if not reach.allows(target):
+                raise doc.error(("include", i), reach.outside("included file", inc, target))
             if not target.is_file():
                 raise doc.error(("include", i), f"included file {inc!r} not found")
             visit(target, (*chain, resolved))
@@ -685,28 +696,38 @@ def _resolve(
 
 @dataclass(frozen=True)
 class _Reach:
-    """The folders a pack may read files from: its own folder and the shipped packs' folder.
+    """The folders a pack may read files from: its own folder, the shipped packs' folder, and
+    the folders the caller allowed (``allow_includes``, ``--allow-include DIR``).
 
-    Paths are resolved (symbolic links followed) before they are compared, so a link inside
-    the folder that points out of it is outside.
+    Paths are resolved (symbolic links followed, ``..`` removed) before they are compared, so a
+    link inside the folder that points out of it is outside.
     """
 
     pack_dir: Path
     roots: tuple[Path, ...]
 
     @classmethod
-    def of(cls, root: Path) -> _Reach:
+    def of(cls, root: Path, allowed: Iterable[str | Path] = ()) -> _Reach:
         pack_dir = root.parent.resolve()
         roots = [pack_dir]
         try:
             roots.append(default_pack_path().parent.resolve())
         except PackError:
             pass  # no shipped packs in this installation: nothing of theirs can be read
+        roots.extend(Path(a).expanduser().resolve() for a in allowed)
         return cls(pack_dir, tuple(roots))
 
     def allows(self, path: Path) -> bool:
         resolved = path.resolve()
         return any(resolved.is_relative_to(r) for r in self.roots)
+
+    def outside(self, what: str, written: str, path: Path) -> str:
+        """The error for a file outside every allowed folder: the path, and the flag that allows it."""
+        resolved = path.resolve()
+        folder = resolved.parent
+        return (f"{what} {written!r} is outside the pack's folder {self.pack_dir} and the shipped packs "
+                f"(it resolves to {resolved}); a pack reads only its own files: allow that folder with "
+                f"--allow-include {folder} (load_pack(..., allow_includes=[{str(folder)!r}]) in Python)")
 
 
 def _read_schema_file(uri: str, base: Path, reach: _Reach) -> Any:
@@ -724,8 +745,7 @@ def _read_schema_file(uri: str, base: Path, reach: _Reach) -> Any:
                          "and to files of the pack's folder, by relative path (nothing is fetched)")
     path = base / unquote(parts.path)
     if not reach.allows(path):
-        raise ValueError(f"schema file {uri!r} is outside the pack's folder {reach.pack_dir} "
-                         f"(it resolves to {path.resolve()})")
+        raise ValueError(reach.outside("schema file", uri, path))
     if not path.is_file():
         raise ValueError(f"schema file {uri!r} not found ({path})")
     try:

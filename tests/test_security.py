@@ -235,3 +235,106 @@ def test_a_pack_schema_ref_to_a_file_of_the_pack_is_bundled_and_hashed(tmp_path:
     assert second.run('{"age": "87"}', "structured_json").answer == {"age": "87"}
     assert first.hash != second.hash  # the file's content decides results, so the hash covers it
     assert second.schemas["person"]["$defs"]["defs/int.json"]["type"] == "string"
+
+
+# --------------------------------------------------------------------------- include / extends
+
+
+_ALIASES = "aliases:\n  evil:\n    - ['yes', 'no']\n"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Iterator[Path]:
+    """``elsewhere/x.yaml`` (an alias table) and ``elsewhere/base.yaml`` (a pack), outside the
+    pack folder ``packs/p``; every ``open`` of them is recorded in ``_OPENED``."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    (folder / "x.yaml").write_text(_ALIASES, encoding="utf-8")
+    (folder / "base.yaml").write_text("name: base\nextends: shipped:default\n" + _ALIASES, encoding="utf-8")
+    (tmp_path / "packs" / "p").mkdir(parents=True)
+    watched = {str(folder / "x.yaml"), str(folder / "base.yaml")}
+    _WATCHED.update(watched)
+    _OPENED.clear()
+    try:
+        yield folder
+    finally:
+        _WATCHED.difference_update(watched)
+
+
+def _pack_in(folder: Path, body: str) -> Path:
+    path = folder / "pack.yaml"
+    path.write_text("name: p\n" + body, encoding="utf-8")
+    return path
+
+
+def test_an_include_outside_the_pack_folder_is_refused_until_allowed(outside: Path) -> None:
+    pack = _pack_in(outside.parent / "packs" / "p", "extends: shipped:default\ninclude: [../../elsewhere/x.yaml]\n")
+    with pytest.raises(PackError, match="outside the pack's folder") as caught:
+        load_pack(pack)
+    err = caught.value
+    assert (err.file, err.line) == (str(pack), 3)
+    assert "../../elsewhere/x.yaml" in err.message and f"--allow-include {outside}" in err.message
+    assert "allow_includes=" in err.message
+    assert _OPENED == []  # refused before it is read
+    allowed = load_pack(pack, allow_includes=[outside])
+    assert allowed.aliases["evil"] == (("yes", "no"),)
+
+
+def test_extends_outside_the_pack_folder_is_refused_until_allowed(outside: Path) -> None:
+    pack = _pack_in(outside.parent / "packs" / "p", "extends: ../../elsewhere/base.yaml\n")
+    with pytest.raises(PackError, match=re.escape("extended pack '../../elsewhere/base.yaml' is outside")) as caught:
+        load_pack(pack)
+    assert (caught.value.file, caught.value.line) == (str(pack), 2)
+    assert _OPENED == []
+    assert "evil" in load_pack(pack, allow_includes=[str(outside)]).aliases
+
+
+def test_symbolic_links_out_of_the_pack_folder_are_outside(outside: Path) -> None:
+    folder = outside.parent / "packs" / "p"
+    (folder / "linked.yaml").symlink_to(outside / "x.yaml")
+    (folder / "linked_dir").symlink_to(outside, target_is_directory=True)
+    for include in ("linked.yaml", "linked_dir/x.yaml", str(outside / "x.yaml")):
+        pack = _pack_in(folder, f"extends: shipped:default\ninclude: [{include!r}]\n")
+        with pytest.raises(PackError, match="outside the pack's folder"):
+            load_pack(pack)
+    pack = _pack_in(folder, "extends: linked_dir/base.yaml\n")
+    with pytest.raises(PackError, match="outside the pack's folder"):
+        load_pack(pack)
+    assert _OPENED == []
+
+
+def test_shipped_prefix_cannot_climb_out_of_the_shipped_folder(outside: Path) -> None:
+    folder = outside.parent / "packs" / "p"
+    shipped = Path(load_pack().sources[0]).resolve().parent
+    climb = "../" * len(shipped.parts) + str(outside / "x.yaml").lstrip("/")
+    for body in (f"extends: shipped:default\ninclude: ['shipped:{climb}']\n", f"extends: 'shipped:{climb}'\n"):
+        with pytest.raises(PackError, match="outside the pack's folder"):
+            load_pack(_pack_in(folder, body))
+    assert _OPENED == []
+
+
+def test_includes_inside_the_pack_folder_and_the_shipped_packs_still_load(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.yaml").write_text("include: [../b.yaml]\n" + _ALIASES, encoding="utf-8")
+    (tmp_path / "b.yaml").write_text("aliases:\n  ok:\n    - [x, y]\n", encoding="utf-8")
+    pack = _pack_in(tmp_path, "extends: shipped:default\ninclude: [sub/a.yaml, 'shipped:aliases.yaml']\n")
+    loaded = load_pack(pack)
+    assert {"evil", "ok"} <= set(loaded.aliases)
+
+
+def test_every_command_that_takes_a_pack_takes_allow_include(
+    outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from scoring.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    with_pack = {name: p for name, p in sub.choices.items() if "--pack" in p._option_string_actions}
+    assert {"run", "explain", "hash", "check", "score"} <= set(with_pack)
+    assert [name for name, p in with_pack.items() if "--allow-include" not in p._option_string_actions] == []
+    pack = _pack_in(outside.parent / "packs" / "p", "extends: shipped:default\ninclude: [../../elsewhere/x.yaml]\n")
+    assert main(["hash", "--pack", str(pack)]) == 2
+    err = capsys.readouterr().err
+    assert f"{pack}:3" in err and "--allow-include" in err and "Traceback" not in err
+    assert main(["hash", "--pack", str(pack), "--allow-include", str(outside)]) == 0
