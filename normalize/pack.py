@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -60,8 +60,6 @@ check_plain_frozen(ParseContext)
 PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
 SHIPPED_PREFIX = "shipped:"
-#: Settings that bound resources without deciding outputs: left out of the hash.
-_UNHASHED_SETTINGS: Final[set[str]] = {"row_budget"}
 _SHORT = 12
 
 
@@ -73,12 +71,13 @@ class _Strict(BaseModel):
 
 
 class Settings(_Strict):
-    """Pack-wide limits.
+    """Pack-wide limits, every one part of the hash: each can change a row's status.
 
-    ``regex_timeout`` (seconds per call of a user-supplied pattern) and ``max_input_bytes`` are
-    part of the hash: they can change a row's status.  ``row_budget`` (CPU seconds per row,
-    chain and parser each) is a backstop that no row of a shipped rule comes near, so, like the
-    number of jobs, it is an operational limit and not part of the hash.
+    ``regex_timeout`` (seconds per call of a user-supplied pattern), ``max_input_bytes``, and
+    ``row_budget`` (CPU seconds per row, chain and parser each): a backstop that no row of a
+    shipped rule comes near, but a pack that sets it low turns rows into ``error``, so two
+    packs that differ in it must not share a hash.  (Operational choices that cannot change a
+    result, like the number of jobs, are not pack settings.)
     """
 
     regex_timeout: float = Field(DEFAULT_TIMEOUT, gt=0, le=60)
@@ -174,7 +173,7 @@ class Pack:
         """Everything that decides an output, as plain JSON data (what the hash covers)."""
         return {
             "format": PACK_FORMAT,
-            "settings": self.settings.model_dump(mode="json", exclude=_UNHASHED_SETTINGS),
+            "settings": self.settings.model_dump(mode="json"),
             "tasks": dict(sorted(self.tasks.items())),
             "task_types": {name: t.to_json() for name, t in sorted(self.task_types.items())},
             "aliases": {k: [list(g) for g in v] for k, v in sorted(self.aliases.items())},
