@@ -42,7 +42,8 @@ class Score:
     ``answer`` is the parsed answer that was scored (None when there was none).
     What reports need beyond the value rides along unprinted: ``texts`` (the hypothesis —
     empty when unparsed — and the references, for corpus-level text metrics), ``ranking``
-    (every ranking metric of the row) and ``config`` (the resolved scoring settings).
+    (every ranking metric of the row), ``config`` (the resolved scoring settings) and
+    ``alternatives`` (other metrics' verdicts on the row, for the report's comparison).
     """
 
     correct: bool | None
@@ -54,6 +55,10 @@ class Score:
     texts: tuple[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     ranking: Mapping[str, float] | None = field(default=None, repr=False, compare=False)
     config: ScoringConfig | None = field(default=None, repr=False, compare=False)
+    #: The verdict (``correct``) another metric of the same family gives the row, by name: the
+    #: SQuAD metrics record the official script's against the default normalization's, and
+    #: reports count the rows where they disagree.
+    alternatives: Mapping[str, bool] | None = field(default=None, repr=False, compare=False)
 
     @property
     def explanation(self) -> str | None:
