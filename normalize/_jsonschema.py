@@ -176,6 +176,10 @@ def _follow(schema: Any, registry: Registry[Any]) -> Iterator[tuple[str, Unresol
                 pending.append((resolved.contents, resolved.resolver))
 
 
+#: The draft 2020-12 meta-schema's validator (its references are the bundled vocabularies).
+_META: Final = Draft202012Validator(Draft202012Validator.META_SCHEMA, registry=LOCAL)
+
+
 def check_schema(schema: Any, name: str = "") -> None:
     """``ValueError`` unless ``schema`` is valid draft 2020-12 and resolves every reference inside itself.
 
@@ -186,8 +190,7 @@ def check_schema(schema: Any, name: str = "") -> None:
     normalize._jsonschema.SchemaRefError: schema 's' has $ref 'file:///etc/passwd': it points outside the schema: references resolve only inside the schema itself (no network or file access)
     """
     label = repr(name) if name else "(inline)"
-    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA, registry=LOCAL)
-    error = best_match(meta.iter_errors(schema))
+    error = best_match(_META.iter_errors(schema))
     if error is not None:
         exc = SchemaError.create_from(error)
         raise ValueError(f"schema {label} is not a valid JSON Schema (draft 2020-12): {exc.message}")
