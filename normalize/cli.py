@@ -33,18 +33,28 @@ Register = Callable[[Any], None]
 
 
 def add_pack_option(parser: argparse.ArgumentParser) -> None:
-    """``--pack FILE`` and ``--allow-module MODULE`` (repeatable): the opt-in a pack's ``modules:`` needs."""
+    """``--pack FILE``, ``--allow-module MODULE`` (repeatable: the opt-in a pack's ``modules:``
+    needs) and ``--allow-include DIR`` (repeatable: a folder besides the pack's own and the
+    shipped packs' that its ``include``/``extends``/schema files may read)."""
     parser.add_argument("--pack", metavar="FILE", help="a pack YAML file (default: the shipped packs)")
     parser.add_argument("--allow-module", metavar="MODULE", action="append", default=[],
                         help="let the pack import rules from this Python module (it names it under "
                         "modules:); a pack alone never runs code")
+    parser.add_argument("--allow-include", metavar="DIR", action="append", default=[],
+                        help="let the pack read files of this folder (include, extends, schema "
+                        "$ref files); a pack alone reads only its own folder and the shipped packs")
 
 
 def load_pack_from_args(args: argparse.Namespace) -> Pack:
-    """The pack of ``--pack``, importing only the modules ``--allow-module`` names."""
+    """The pack of ``--pack``, importing only the modules ``--allow-module`` names and reading
+    files only of its folder, the shipped packs' and the ``--allow-include`` folders."""
     from normalize.pack import load_pack
 
-    return load_pack(args.pack, allow_modules=tuple(getattr(args, "allow_module", None) or ()))
+    return load_pack(
+        args.pack,
+        allow_modules=tuple(getattr(args, "allow_module", None) or ()),
+        allow_includes=tuple(getattr(args, "allow_include", None) or ()),
+    )
 
 
 def commands() -> tuple[Register, ...]:

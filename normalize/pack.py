@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -28,6 +29,7 @@ from normalize._budget import (
 )
 from normalize._frozen import check_plain_frozen
 from normalize._json import canonical_json
+from normalize._jsonschema import SchemaRefError, bundle, check_schema
 from normalize._version import __version__
 from normalize._yaml import Document, load_yaml
 from normalize.engine import (
@@ -58,8 +60,6 @@ check_plain_frozen(ParseContext)
 PACK_FORMAT = 1
 #: ``include: [shipped:languages/en.yaml]`` reads a file of the shipped packs' folder.
 SHIPPED_PREFIX = "shipped:"
-#: Settings that bound resources without deciding outputs: left out of the hash.
-_UNHASHED_SETTINGS: Final[set[str]] = {"row_budget"}
 _SHORT = 12
 
 
@@ -71,12 +71,13 @@ class _Strict(BaseModel):
 
 
 class Settings(_Strict):
-    """Pack-wide limits.
+    """Pack-wide limits, every one part of the hash: each can change a row's status.
 
-    ``regex_timeout`` (seconds per call of a user-supplied pattern) and ``max_input_bytes`` are
-    part of the hash: they can change a row's status.  ``row_budget`` (CPU seconds per row,
-    chain and parser each) is a backstop that no row of a shipped rule comes near, so, like the
-    number of jobs, it is an operational limit and not part of the hash.
+    ``regex_timeout`` (seconds per call of a user-supplied pattern), ``max_input_bytes``, and
+    ``row_budget`` (CPU seconds per row, chain and parser each): a backstop that no row of a
+    shipped rule comes near, but a pack that sets it low turns rows into ``error``, so two
+    packs that differ in it must not share a hash.  (Operational choices that cannot change a
+    result, like the number of jobs, are not pack settings.)
     """
 
     regex_timeout: float = Field(DEFAULT_TIMEOUT, gt=0, le=60)
@@ -172,7 +173,7 @@ class Pack:
         """Everything that decides an output, as plain JSON data (what the hash covers)."""
         return {
             "format": PACK_FORMAT,
-            "settings": self.settings.model_dump(mode="json", exclude=_UNHASHED_SETTINGS),
+            "settings": self.settings.model_dump(mode="json"),
             "tasks": dict(sorted(self.tasks.items())),
             "task_types": {name: t.to_json() for name, t in sorted(self.task_types.items())},
             "aliases": {k: [list(g) for g in v] for k, v in sorted(self.aliases.items())},
@@ -421,7 +422,12 @@ def default_pack_path() -> Path:
     raise PackError("the shipped rule packs are missing from this installation", file=str(here / "_packs"))
 
 
-def load_pack(path: str | Path | None = None, *, allow_modules: Iterable[str] = ()) -> Pack:
+def load_pack(
+    path: str | Path | None = None,
+    *,
+    allow_modules: Iterable[str] = (),
+    allow_includes: Iterable[str | Path] = (),
+) -> Pack:
     """Load and resolve a pack file (and its includes); the shipped packs when ``path`` is None.
 
     ``extends: shipped:default`` (or a path) starts from another pack: the extending file's
@@ -429,17 +435,20 @@ def load_pack(path: str | Path | None = None, *, allow_modules: Iterable[str] = 
     of the same name, its settings replace single limits, its ``check.reverse.accept`` entries
     are added.  ``modules:`` names Python modules whose rules the pack uses; each is imported
     only when it is in ``allow_modules`` (``--allow-module`` on the command line): a pack
-    file alone never runs code.  Every problem raises :class:`PackError` naming the file,
-    line and column.
+    file alone never runs code.  Likewise a pack reads only files of its own folder and of the
+    shipped packs' folder (``include``, ``extends``, schema files; symbolic links resolved):
+    any other folder must be in ``allow_includes`` (``--allow-include DIR``).  Every problem
+    raises :class:`PackError` naming the file, line and column.
     """
     root = Path(path) if path is not None else default_pack_path()
     if root.is_dir():
         root = root / "default.yaml"
-    docs, merged, owner = _read_extended(root, ())
-    return _resolve(docs, merged, owner, frozenset(allow_modules))
+    reach = _Reach.of(root, allow_includes)
+    docs, merged, owner = _read_extended(root, (), reach)
+    return _resolve(docs, merged, owner, frozenset(allow_modules), reach)
 
 
-def _extends_target(doc: Document, value: Any) -> Path:
+def _extends_target(doc: Document, value: Any, reach: _Reach) -> Path:
     """The file ``extends:`` names: ``shipped:default`` (the shipped pack), ``shipped:FILE`` or a path."""
     if not isinstance(value, str) or not value.strip():
         raise doc.error(("extends",), f"extends must name a pack: shipped:default or a relative path, got {value!r}")
@@ -450,24 +459,26 @@ def _extends_target(doc: Document, value: Any) -> Path:
         target = Path(doc.file).parent / value
     if target.is_dir():
         target = target / "default.yaml"
+    if not reach.allows(target):
+        raise doc.error(("extends",), reach.outside("extended pack", value, target))
     if not target.is_file():
         raise doc.error(("extends",), f"extended pack {value!r} not found")
     return target
 
 
 def _read_extended(
-    root: Path, chain: tuple[Path, ...]
+    root: Path, chain: tuple[Path, ...], reach: _Reach
 ) -> tuple[list[Document], dict[str, Any], dict[tuple[str, ...], Document]]:
     """The pack at ``root`` merged over the pack it extends (recursively)."""
     resolved = root.resolve()
     if resolved in chain:
         raise PackError("extends cycle: " + " → ".join(str(p) for p in (*chain, resolved)), file=str(root))
-    docs = _read_with_includes(root)
+    docs = _read_with_includes(root, reach)
     merged, owner = _merge(docs)
     if "extends" not in merged:
         return docs, merged, owner
-    target = _extends_target(docs[0], merged.pop("extends"))
-    base_docs, base, base_owner = _read_extended(target, (*chain, resolved))
+    target = _extends_target(docs[0], merged.pop("extends"), reach)
+    base_docs, base, base_owner = _read_extended(target, (*chain, resolved), reach)
     return [*docs, *base_docs], _overlay(base, merged), {**base_owner, **owner}
 
 
@@ -533,7 +544,7 @@ def _read_doc(path: Path) -> Document:
     return doc
 
 
-def _read_with_includes(root: Path) -> list[Document]:
+def _read_with_includes(root: Path, reach: _Reach) -> list[Document]:
     docs: list[Document] = []
     seen: set[Path] = set()
 
@@ -554,6 +565,8 @@ def _read_with_includes(root: Path) -> list[Document]:
                 target = default_pack_path().parent / inc[len(SHIPPED_PREFIX) :]
             else:
                 target = path.parent / inc
+            if not reach.allows(target):
+                raise doc.error(("include", i), reach.outside("included file", inc, target))
             if not target.is_file():
                 raise doc.error(("include", i), f"included file {inc!r} not found")
             visit(target, (*chain, resolved))
@@ -597,7 +610,11 @@ def _locate(owner: Mapping[tuple[str, ...], Document], root: Document, path: tup
 
 
 def _resolve(
-    docs: list[Document], merged: dict[str, Any], owner: Mapping[tuple[str, ...], Document], allowed: frozenset[str]
+    docs: list[Document],
+    merged: dict[str, Any],
+    owner: Mapping[tuple[str, ...], Document],
+    allowed: frozenset[str],
+    reach: _Reach,
 ) -> Pack:
     root = docs[0]
 
@@ -619,9 +636,13 @@ def _resolve(
         raise fail(clean, f"{'.'.join(map(str, clean)) or 'pack'}: {err['msg']}"
                    + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], dict) else "")) from None
 
+    schemas = {
+        name: _resolve_schema_refs(name, body, _locate(owner, root, ("schemas", name)), reach, fail)
+        for name, body in model.schemas.items()
+    }
     resources: dict[str, Any] = {
         "languages": model.languages,
-        "schemas": model.schemas,
+        "schemas": schemas,
         "aliases": model.aliases,
     }
     for table, groups in model.aliases.items():
@@ -663,13 +684,124 @@ def _resolve(
         tasks=dict(model.tasks),
         task_types=task_types,
         aliases={k: tuple(tuple(g) for g in v) for k, v in model.aliases.items()},
-        schemas=dict(model.schemas),
+        schemas=schemas,
         scoring={k: dict(v) for k, v in model.scoring.items()},
         sources=tuple(d.file for d in docs),
         check_config=dict(model.check),
         resources=resources,
         modules=imported,
     )
+
+
+@dataclass(frozen=True)
+class _Reach:
+    """The folders a pack may read files from: its own folder, the shipped packs' folder, and
+    the folders the caller allowed (``allow_includes``, ``--allow-include DIR``).
+
+    Paths are resolved (symbolic links followed, ``..`` removed) before they are compared, so a
+    link inside the folder that points out of it is outside.
+    """
+
+    pack_dir: Path
+    roots: tuple[Path, ...]
+
+    @classmethod
+    def of(cls, root: Path, allowed: Iterable[str | Path] = ()) -> _Reach:
+        pack_dir = root.parent.resolve()
+        roots = [pack_dir]
+        try:
+            roots.append(default_pack_path().parent.resolve())
+        except PackError:
+            pass  # no shipped packs in this installation: nothing of theirs can be read
+        roots.extend(Path(a).expanduser().resolve() for a in allowed)
+        return cls(pack_dir, tuple(roots))
+
+    def allows(self, path: Path) -> bool:
+        resolved = path.resolve()
+        return any(resolved.is_relative_to(r) for r in self.roots)
+
+    def outside(self, what: str, written: str, path: Path) -> str:
+        """The error for a file outside every allowed folder: the path, and the flag that allows it."""
+        resolved = path.resolve()
+        folder = resolved.parent
+        return (f"{what} {written!r} is outside the pack's folder {self.pack_dir} and the shipped packs "
+                f"(it resolves to {resolved}); a pack reads only its own files: allow that folder with "
+                f"--allow-include {folder} (load_pack(..., allow_includes=[{str(folder)!r}]) in Python)")
+
+
+def _read_schema_file(uri: str, base: Path, reach: _Reach) -> Any:
+    """The document a pack schema's ``$ref`` names: a JSON (or YAML) file of the pack's folder.
+
+    ``uri`` is the reference as resolved against the schema's base URI; only a relative path
+    (no scheme, no host) names a file, read relative to the folder of the pack file that
+    defines the schema.  Anything else raises ``ValueError``: nothing is fetched.
+    """
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(uri)
+    if parts.scheme or parts.netloc or not parts.path:
+        raise ValueError(f"it points outside the pack (to {uri}): a pack schema refers only to itself "
+                         "and to files of the pack's folder, by relative path (nothing is fetched)")
+    path = base / unquote(parts.path)
+    if not reach.allows(path):
+        raise ValueError(reach.outside("schema file", uri, path))
+    if not path.is_file():
+        raise ValueError(f"schema file {uri!r} not found ({path})")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"schema file {uri!r} cannot be read: {exc}") from None
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            return load_yaml(text, str(path)).value
+        except PackError as exc:
+            raise ValueError(str(exc)) from None
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not allowed in strict JSON")
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except ValueError as exc:
+        raise ValueError(f"schema file {uri!r} ({path}) is not JSON: {exc}") from None
+
+
+def _resolve_schema_refs(name: str, body: dict[str, Any], doc: Document, reach: _Reach, fail: Any) -> dict[str, Any]:
+    """A pack schema with the files its ``$ref``s name embedded (so the hash covers them), checked.
+
+    A reference that leaves the schema and the pack's folder, or does not resolve, is a
+    load error at the schema.
+    """
+    base = Path(doc.file).parent
+
+    def where(exc: ValueError) -> tuple[Any, ...]:
+        found = _ref_path(body, exc.ref) if isinstance(exc, SchemaRefError) else None
+        return ("schemas", name, *(found or ()))
+
+    try:
+        bundled = bundle(body, lambda uri: _read_schema_file(uri, base, reach))
+    except ValueError as exc:
+        raise fail(where(exc), f"schema {name!r}: {exc}") from None
+    try:
+        check_schema(bundled, name)
+    except ValueError as exc:
+        raise fail(where(exc), str(exc)) from None
+    return dict(bundled)
+
+
+def _ref_path(schema: Any, ref: str) -> tuple[Any, ...] | None:
+    """The path of the first ``$ref``/``$dynamicRef`` equal to ``ref`` in ``schema`` (for a line number)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            for key in ("$ref", "$dynamicRef"):
+                if node.get(key) == ref:
+                    return (*path, key)
+            stack.extend((v, (*path, k)) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((v, (*path, i)) for i, v in reversed(list(enumerate(node))))
+    return None
 
 
 def _validate_check_section(config: Mapping[str, Any], fail: Any) -> None:

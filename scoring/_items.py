@@ -11,7 +11,7 @@ from normalize.pack import canonical_json
 from normalize.row import Options, Row
 from normalize.status import Status
 from scoring._textsim import TextSettings
-from scoring.metrics import Outcome, Scored
+from scoring.metrics import SCORED, Outcome, Scored
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,10 @@ class Item:
     judge: JudgeInfo | None = None
     #: How the parser found the answer (``marker``, ``boxed``, ``last_number``), when the chain says.
     found_by: str | None = None
+    #: A scored row's verdict, and other metrics' verdicts on it (``Score.alternatives``): the
+    #: report counts where they disagree (the SQuAD metrics against the official script's).
+    correct: bool | None = None
+    alternatives: Mapping[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,8 @@ def item_of(scored: Scored) -> Item:
         ranking=score.ranking,
         judge=judge_info(scored),
         found_by=found_by(scored.result),
+        correct=score.correct,
+        alternatives=score.alternatives if score.outcome == SCORED else None,
     )
 
 

@@ -329,9 +329,37 @@ def _bertscore_f(hyps: Sequence[str], refs: Sequence[Sequence[str]], settings: T
         base_f = _baseline_f(baseline, layers)
         empty = np.array([i for i in range(len(hyps)) if i not in set(kept)], dtype=np.int64)
         scores[empty] = (0.0 - base_f) / (1.0 - base_f)
-    signature = (f"bertscore|model:{model_dir.name}|layer:{layers}|idf:{'yes' if settings.bertscore_idf else 'no'}"
-                 f"|rescaled:{'yes' if baseline else 'no'}|multi-ref:max|bert-score:{_version('bert-score')}|agg:mean")
+    signature = (f"bertscore|model:{model_dir.name}|model-sha256:{_content_hash(model_dir)}|layer:{layers}"
+                 f"|idf:{'yes' if settings.bertscore_idf else 'no'}|rescaled:{'yes' if baseline else 'no'}"
+                 + (f"|baseline-sha256:{_content_hash(baseline)}" if baseline is not None else "")
+                 + f"|multi-ref:max|bert-score:{_version('bert-score')}|agg:mean")
     return scores, signature
+
+
+def _content_hash(path: Path) -> str:
+    """The first 12 hex digits of a sha256 over a file's bytes, or over every file of a folder
+    (relative path, size and bytes, in path order; hidden files left out): the pack names a
+    model folder by path, and this ties a BERTScore to the exact weights and baseline it came
+    from, whatever machine the folder was copied to."""
+    import hashlib
+    import os
+
+    root = path.resolve()
+    files = [root]
+    if not root.is_file():
+        files = []
+        for folder, subfolders, names in os.walk(root, followlinks=True):
+            subfolders[:] = [d for d in subfolders if not d.startswith(".")]
+            files.extend(Path(folder) / name for name in names if not name.startswith("."))
+        files.sort()
+    digest = hashlib.sha256()
+    for file in files:
+        relative = file.relative_to(root).as_posix() if file != root else ""
+        digest.update(f"{relative}\0{file.stat().st_size}\0".encode())
+        with file.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()[:12]
 
 
 def _baseline_f(path: Path, layers: int) -> float:

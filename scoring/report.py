@@ -25,6 +25,9 @@ For each task, each task type and overall, a report gives:
   :func:`scoring.pairwise.minimum_detectable_difference`); above 1, no difference is detectable;
 * ``text_metrics`` (rows whose task sets ``text_metrics``): each metric at corpus and sentence
   level with bootstrap intervals and its signature; unparsed rows count as empty text;
+* ``metric_comparisons`` (rows scored by a metric that records another's verdict: the SQuAD
+  metrics and the official script's, see :mod:`scoring.metrics.squad`): per pair, the scored
+  rows compared and how many verdicts differ, each way;
 * ``ranking`` (ranking rows): mean RR, AP, nDCG@k, Recall@k, Hit@k with intervals;
 * ``pairwise`` (judge rows with ``model_a``/``model_b``): position bias, win rates with ties,
   Bradley–Terry ratings on an Elo scale with bootstrap intervals and the anchor model;
@@ -172,6 +175,8 @@ class _Group:
         self.sections: list[Item] = []
         self.found_known = 0  # scorable items whose chain recorded how the answer was found
         self.strict_parsed = 0  # ... parsed from a stated answer (STRICT_METHODS)
+        #: (metric, other metric) → [compared, differ, correct only by metric, only by other]
+        self.comparisons: dict[tuple[str, str], list[int]] = {}
 
     def add_sections(self, item: Item) -> None:
         if item.text is not None or item.ranking is not None or item.judge is not None:
@@ -195,6 +200,8 @@ class _Group:
             return
         if item.outcome == SCORED:
             self.metrics.add(item.metric)
+            if item.alternatives:
+                self._compare(item)
         if item.found_by is not None:
             self.found_known += 1
             self.strict_parsed += item.outcome == SCORED and item.found_by in STRICT_METHODS
@@ -208,6 +215,23 @@ class _Group:
         self.option_counts.append(0 if k is None or k < 0 else min(k, 2**32 - 1))
         if item.run is not None:
             self.runs.setdefault(item.run, _ExactSum()).add(item.value)
+
+    def _compare(self, item: Item) -> None:
+        own = bool(item.correct)
+        for other, verdict in (item.alternatives or {}).items():
+            counts = self.comparisons.setdefault((item.metric, other), [0, 0, 0, 0])
+            counts[0] += 1
+            counts[1] += own != verdict
+            counts[2] += own and not verdict
+            counts[3] += verdict and not own
+
+    def comparison_stats(self) -> list[dict[str, Any]] | None:
+        """Per pair of metrics: scored rows both judged, and how many verdicts differ (and which way)."""
+        if not self.comparisons:
+            return None
+        return [{"metric": metric, "other": other, "compared": c[0], "differ": c[1],
+                 "correct_only_by_metric": c[2], "correct_only_by_other": c[3]}
+                for (metric, other), c in sorted(self.comparisons.items())]
 
     def stats(self, name: str, level: str, *, mode: str | None, interval: _Intervals,
               cv_threshold: float) -> dict[str, Any]:
@@ -239,6 +263,7 @@ class _Group:
             "random_fallback": None,
             "chance_note": None,
             "runs": None,
+            "metric_comparisons": self.comparison_stats(),
         }
         if types == ["multiple_choice"] and scorable and mode in _SINGLE_ANSWER_MODES:
             self._add_chance(stats, scorable, interval)
@@ -503,6 +528,10 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
             line += f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
+        for c in group.get("metric_comparisons") or ():
+            line += (f"; {c['metric']} vs {c['other']}: {c['differ']} of {c['compared']} verdicts differ "
+                     f"({c['correct_only_by_metric']} correct only by {c['metric']}, "
+                     f"{c['correct_only_by_other']} only by {c['other']})")
         if group.get("mdd") is not None:
             line += f"; MDD {group['mdd']:.3f}" if group["mdd"] <= 1 else "; MDD >1 (too few items to detect any difference)"
         if group["runs"]:

@@ -130,3 +130,30 @@ def test_bertscore_idf_equals_bert_score(tiny_bert: Path) -> None:
     _p, _r, f = bert_score(HYPS, [list(r) for r in REFS], model_type=str(tiny_bert), num_layers=2, idf=True)
     assert got["corpus"]["value"] == pytest.approx(float(f.mean()), abs=1e-6)
     assert "idf:yes" in got["signature"]
+
+
+def test_the_signature_names_the_exact_weights_and_baseline(tiny_bert: Path, tmp_path: Path) -> None:
+    """The pack names the model folder by path only; a BERTScore is tied to the folder's content
+    (issue 24: a file that changes a result without the hash moving)."""
+    import shutil
+
+    copy = tmp_path / "copy" / tiny_bert.name
+    shutil.copytree(tiny_bert, copy)
+
+    def signature(model: Path, baseline: Path | None = None) -> str:
+        settings = TextSettings(metrics=("bertscore",), bertscore_model=str(model),
+                                bertscore_baseline=None if baseline is None else str(baseline))
+        return str(text_metric_report(HYPS, REFS, settings, n_resamples=5)["bertscore"]["signature"])
+
+    first = signature(tiny_bert)
+    assert "model-sha256:" in first and signature(copy) == first  # the same bytes elsewhere: the same signature
+    weights = next(p for p in copy.iterdir() if p.suffix in (".safetensors", ".bin"))
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    assert signature(copy) != first
+    baseline = tmp_path / "baseline.tsv"
+    baseline.write_text("LAYER,P,R,F\n0,0.5,0.5,0.5\n1,0.6,0.6,0.6\n2,0.7,0.72,0.71\n", encoding="utf-8")
+    with_baseline = signature(tiny_bert, baseline)
+    baseline.write_text("LAYER,P,R,F\n0,0.5,0.5,0.5\n1,0.6,0.6,0.6\n2,0.7,0.72,0.70\n", encoding="utf-8")
+    assert "baseline-sha256:" in with_baseline and signature(tiny_bert, baseline) != with_baseline

@@ -196,3 +196,54 @@ def test_a_pack_loads_rules_from_a_module_only_when_the_user_allows_it(
     assert load_pack(pack_path, allow_modules=["t_user_rules"]).resolved()["modules"] == ["t_user_rules"]
     code, out, _ = _run(["rules", "--allow-module", "t_user_rules", "t_shout"], capsys)
     assert code == 0 and "stage format" in out
+
+
+# --------------------------------------------------------------------------- a task type without metrics
+
+
+def _without_metrics(monkeypatch: pytest.MonkeyPatch, task_type: str) -> None:
+    """The metric registry as if no module registered a metric for ``task_type``."""
+    from scoring.metrics._registry import METRIC_REGISTRY
+
+    kept = {key: d for key, d in METRIC_REGISTRY.metrics.items() if key[0] != task_type}
+    monkeypatch.setattr(METRIC_REGISTRY, "metrics", kept)
+
+
+@pytest.mark.parametrize("entry", ["{metric: ndcg}", "{metric: ndcg, k: 10}", "{k: 10}"])
+def test_a_task_type_without_metrics_is_a_configuration_error_with_file_and_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str
+) -> None:
+    """Issue 24: the loader raised IndexError (an internal error, exit 3) even when the YAML
+    named the metric."""
+    _without_metrics(monkeypatch, "ranking")
+    pack = tmp_path / "p.yaml"
+    pack.write_text(f"name: p\nscoring:\n  ranking: {entry}\n", encoding="utf-8")
+    with pytest.raises(PackError, match="no metric is registered for task type ranking") as caught:
+        load_pack(pack)
+    assert (caught.value.file, caught.value.line) == (str(pack), 3)
+    assert main(["hash", "--pack", str(pack)]) == 2
+
+
+def test_a_new_task_type_with_no_metric_is_a_configuration_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task type the library knows but no metric module serves (a new one, declared here)."""
+    import normalize.pack
+    import scoring.metrics._registry as metric_registry
+
+    for module in (normalize.pack, metric_registry):
+        monkeypatch.setattr(module, "TASK_TYPES", (*module.TASK_TYPES, "translation"))
+    pack = tmp_path / "p.yaml"
+    pack.write_text(
+        "name: p\n"
+        "tasks: {wmt: translation}\n"
+        "task_types:\n"
+        "  translation:\n"
+        "    chain: [normalize_whitespace]\n"
+        "    parser: text\n"
+        "scoring:\n"
+        "  wmt:\n"
+        "    metric: exact\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(PackError, match="no metric is registered for task type translation, so 'exact'") as caught:
+        load_pack(pack)
+    assert (caught.value.file, caught.value.line) == (str(pack), 9)

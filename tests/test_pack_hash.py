@@ -180,3 +180,136 @@ def test_golden_rows_do_not_each_store_the_pack_hash() -> None:
     for path in folder.glob("*.jsonl"):
         for line in path.read_text("utf-8").splitlines():
             assert "rules_hash" not in json.loads(line), path
+
+
+# --------------------------------------------------------------------------- one hash, one behaviour
+
+
+def _probe_rows() -> list[dict[str, object]]:
+    """Rows of several task types, with targets: what results are compared on."""
+    return [
+        {"task": "gsm8k", "output": "So the total is 6*7.\n#### 42", "target": 42},
+        {"task": "math", "output": "The answer is $\\boxed{\\frac{1}{2}}$", "target": "1/2"},
+        {"task": "mmlu", "output": "The answer is (B).", "options": 4, "target": "B"},
+        {"task": "squad", "output": "Answer: the Eiffel Tower", "target": "Eiffel Tower"},
+        {"task": "structured_json", "output": '{"age": "87"}', "schema": "person", "target": {"age": 87}},
+        {"task": "structured_json", "output": '{"age": "87"}', "target": {"age": "87"}},
+        {"task": "open_writing", "output": "forty-two", "target": "42"},
+    ]
+
+
+def _results(pack: object) -> list[tuple[object, ...]]:
+    """Every row's status, answer and verdict under ``pack`` (what a reader of the output sees)."""
+    from normalize._io import InputRow
+    from normalize.pack import Pack
+    from normalize.rows import normalize_row
+    from scoring.metrics import score_detail
+
+    assert isinstance(pack, Pack)
+    out = []
+    for line, row in enumerate(_probe_rows(), 1):
+        normalized = normalize_row(pack, InputRow(line, dict(row)))
+        score = score_detail(pack, {**normalized, "target": row["target"]})
+        out.append((normalized["status"], json.dumps(normalized["answer"], sort_keys=True),
+                    normalized.get("reason"), score.outcome, score.correct, score.metric))
+    return out
+
+
+_SCHEMA_PACK = """\
+name: probe
+extends: shipped:default
+schemas:
+  person:
+    type: object
+    properties: {age: {type: integer}}
+"""
+
+
+def _mutation(name: str, field: object) -> object:
+    """A valid value of settings field ``field`` far from its default: its lower bound's end."""
+    import annotated_types
+    from pydantic.fields import FieldInfo
+
+    assert isinstance(field, FieldInfo)
+    low = next((m.gt for m in field.metadata if isinstance(m, annotated_types.Gt)), None)
+    low_inclusive = next((m.ge for m in field.metadata if isinstance(m, annotated_types.Ge)), None)
+    if field.annotation is int:
+        return (low + 1) if low is not None else (low_inclusive if low_inclusive is not None else field.default + 1)
+    if field.annotation is float:
+        base = low if low is not None else (low_inclusive if low_inclusive is not None else 0.0)
+        return base + 1e-6
+    if field.annotation is bool:
+        return not field.default
+    raise AssertionError(f"settings field {name} ({field.annotation}): add how to change it to this test")
+
+
+@pytest.mark.parametrize("name", sorted(__import__("normalize.pack", fromlist=["Settings"]).Settings.model_fields))
+def test_every_setting_moves_the_hash(tmp_path: Path, name: str) -> None:
+    """Each field of the settings model (read from the model, so a new setting is covered):
+    changed, it changes the hash; where it changes the probe results the hash must move too
+    (issue 24: ``row_budget: 1e-6`` had the shipped pack's hash with every row ``error``)."""
+    from normalize.pack import Settings
+
+    value = _mutation(name, Settings.model_fields[name])
+    base = _write(tmp_path, "base.yaml", _SCHEMA_PACK)
+    mutated = _write(tmp_path, "mutated.yaml", _SCHEMA_PACK + f"settings:\n  {name}: {json.dumps(value)}\n")
+    assert getattr(mutated.settings, name) == value
+    assert mutated.hash != base.hash, f"settings.{name} is not in the hash"
+
+
+def _write(tmp_path: Path, file: str, text: str) -> object:
+    path = tmp_path / file
+    path.write_text(text, encoding="utf-8")
+    return load_pack(path)
+
+
+def test_a_row_budget_that_errors_every_row_has_its_own_hash(tmp_path: Path) -> None:
+    shipped = load_pack()
+    starved = _write(tmp_path, "starved.yaml", "name: starved\nextends: shipped:default\nsettings:\n  row_budget: 1.0e-6\n")
+    assert all(status == "error" for status, *_ in _results(starved)[:4])
+    assert starved.hash != shipped.hash
+
+
+def _pack_mutations() -> dict[str, object]:
+    """Each field of :class:`Pack` → a function giving a pack that differs in that field."""
+    from normalize.pack import Settings
+
+    def task_types(p: object) -> object:  # math read by extractive QA's parser
+        types = p.task_types  # type: ignore[attr-defined]
+        return {**types, "math": dataclasses.replace(types["math"], parser=types["extractive_qa"].parser)}
+
+    return {
+        "name": lambda p: "renamed",
+        "settings": lambda p: Settings(row_budget=1e-6),
+        "tasks": lambda p: {**p.tasks, "squad": "open_writing"},
+        "task_types": task_types,
+        "aliases": lambda p: {**p.aliases, "numbers": (("42", "forty-two"),)},
+        "schemas": lambda p: {**p.schemas, "person": {"type": "object", "properties": {"age": {"type": "string"}}}},
+        "scoring": lambda p: {**p.scoring, "extractive_qa": {"metric": "f1", "f1_threshold": 0.5}},
+        "sources": lambda p: ("elsewhere.yaml",),
+        "check_config": lambda p: {"reverse": {"accept": []}},
+        "resources": lambda p: {},
+        "modules": lambda p: ("some_rules_module",),
+    }
+
+
+def test_a_pack_field_that_changes_results_changes_the_hash(tmp_path: Path) -> None:
+    """Every field of the resolved pack (read from the dataclass, so a new one is covered): a
+    change that moves the probe results moves the hash; one that cannot is named here."""
+    from normalize.pack import Pack
+
+    base = _write(tmp_path, "base.yaml", _SCHEMA_PACK)
+    assert isinstance(base, Pack)
+    mutations = _pack_mutations()
+    fields = {f.name for f in dataclasses.fields(Pack)}
+    assert set(mutations) == fields, f"add a mutation for the new Pack fields {sorted(fields - set(mutations))}"
+    before = _results(base)
+    moved = set()
+    for name, mutate in mutations.items():
+        changed = dataclasses.replace(base, **{name: mutate(base)})  # type: ignore[operator]
+        assert getattr(changed, name) != getattr(base, name)
+        if _results(changed) != before:
+            moved.add(name)
+            assert changed.hash != base.hash, f"Pack.{name} changes results but not the hash"
+    assert moved >= {"settings", "tasks", "task_types", "aliases", "schemas", "scoring"}
+    assert fields - moved == {"name", "sources", "check_config", "resources", "modules"}

@@ -92,7 +92,8 @@ def test_cjk_characters_are_tokens() -> None:
 
 def test_token_f1_values() -> None:
     assert token_f1("red house", "the big red house") == pytest.approx(0.8)
-    assert token_f1("a", "the") == 1.0  # both empty after normalization
+    assert token_f1("an", "the") == 1.0  # both empty after normalization
+    assert token_f1("a", "the") == 0.0  # a lone "a" is a letter (option A, grade A), not an article
     assert token_f1("", "house") == 0.0
     assert token_f1("cat", "dog") == 0.0
 

@@ -25,16 +25,15 @@ from typing import Any, Final
 
 import json_repair
 import regex
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.exceptions import ValidationError
 from pydantic import ConfigDict, Field
-from referencing import Registry
 from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
 
 from normalize import status as st
 from normalize._deadline import TimeUp, call_within
 from normalize._json import JsonLimits, LimitExceeded, canonical_json, load_json, write_canonical
+from normalize._jsonschema import Resolver as _Resolver
+from normalize._jsonschema import check_schema, resolver_for, validator
 from normalize._regex import compile_pattern, user_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
@@ -62,10 +61,6 @@ _MAX_REF_HOPS: Final = 32
 #: How many schema errors a reason lists before "and N more".
 _MAX_LISTED_ERRORS: Final = 3
 _MAX_MESSAGE_CHARS: Final = 200
-
-#: ``referencing``'s resolver (its class is not exported, so it is typed loosely here).
-_Resolver = Any
-
 
 # --------------------------------------------------------------------------- strict JSON
 
@@ -364,18 +359,12 @@ class AlignSchemaParams(Params):
 _NO_SCHEMA: Final = AlignSchemaParams()
 
 
-def _check_schema(schema: Mapping[str, Any], name: str) -> None:
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        raise ValueError(f"schema {name or '(inline)'!r} is not a valid JSON Schema (draft 2020-12): {exc.message}") from None
-
-
 def resolve_schema(params: AlignSchemaParams, resources: Mapping[str, Any]) -> AlignSchemaParams:
     """Fill ``schema_json`` from ``resources["schemas"][params.schema]`` (the pack-load hook).
 
-    An unknown name, no schema at all, or a schema that is not valid draft 2020-12 raises
-    ``ValueError`` naming it.
+    An unknown name, no schema at all, a schema that is not valid draft 2020-12, or one with a
+    ``$ref`` that does not resolve inside the schema itself (``http://…``, ``file://…``, a
+    relative file name: nothing is ever fetched or read) raises ``ValueError`` naming it.
 
     >>> p = resolve_schema(AlignSchemaParams(schema_name="pt"), {"schemas": {"pt": {"type": "object"}}})
     >>> p.model_dump(mode="json")["schema_json"]
@@ -398,7 +387,7 @@ def resolve_schema(params: AlignSchemaParams, resources: Mapping[str, Any]) -> A
         params = params.model_copy(update={"schema_body": body})
     if params.schema_body is None:
         raise ValueError("align_json_schema needs a schema: set schema to a name in the pack's schemas: section")
-    _check_schema(params.schema_body, params.schema_name)
+    check_schema(params.schema_body, params.schema_name)
     return params
 
 
@@ -527,10 +516,19 @@ def _pointer(path: Iterable[Any]) -> str:
 
 
 def _schema_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:
-    """Every schema violation as ``pointer: message``, sorted, without duplicates."""
+    """Every schema violation as ``pointer: message``, sorted, without duplicates.
+
+    References resolve only inside the schema (:func:`normalize._jsonschema.validator`); one
+    that does not is ``invalid`` with its reason (a schema that reached here unchecked).
+    """
     found: set[tuple[str, str]] = set()
     error: ValidationError
-    for error in Draft202012Validator(schema).iter_errors(value):
+    try:
+        errors = list(validator(schema).iter_errors(value))
+    except Unresolvable as exc:
+        raise RejectText(st.INVALID, f"schema $ref {exc.ref!r} does not resolve inside the schema: "
+                                     "references are never fetched or read") from None
+    for error in errors:
         where = _pointer(error.absolute_path)
         required = error.validator_value
         if error.validator == "required" and isinstance(error.instance, dict) and isinstance(required, list):
@@ -579,7 +577,7 @@ def align_json_schema(
         raise ValueError("align_json_schema has no schema: set schema (a name in the pack's schemas:) or schema_json")
     schema = params.schema_body
     value = load_json(text, timeout=timeout)
-    resolver = Registry().resolver_with_root(DRAFT202012.create_resource(schema))
+    resolver = resolver_for(schema)
     value = _Aligner(params, timeout).align(value, schema, resolver)
     errors = _schema_errors(value, schema)
     if errors:

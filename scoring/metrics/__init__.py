@@ -13,6 +13,9 @@ Targets, by task type:
   included (``"42"``, ``"\\frac{1}{9}"``, ``"(3,-1)"``, ``"20\\%"``), read like the answer.
 * ``structured_json``: a dict/list (or any JSON value), or a string holding JSON text.
 * ``extractive_qa`` / ``open_writing``: a string, or a list of strings (any of them is right).
+  Metrics ``squad_exact`` (extractive QA's default) and ``f1``/``squad_f1`` normalize like the
+  SQuAD script but keep numerals, minus signs and name letters; ``squad_official`` and
+  ``squad_official_f1`` are the official script exactly (see :mod:`scoring.metrics.squad`).
 * ``code``: a string.
 * ``judge``: the verdict a human (or a reference judge) gave: ``"A"``, ``"B"``, ``"tie"`` (``"C"``
   is read as tie) for preferences, a number for ratings; metric ``agreement``.
@@ -119,7 +122,15 @@ from scoring.metrics.json import (
 )
 from scoring.metrics.math_verify import math_verify_match
 from scoring.metrics.numeric import number_out_of_range, numeric_match, parse_number
-from scoring.metrics.squad import normalize_squad, squad_exact_match, squad_tokens, token_f1
+from scoring.metrics.squad import (
+    normalize_official,
+    normalize_squad,
+    official_exact,
+    official_f1,
+    squad_exact_match,
+    squad_tokens,
+    token_f1,
+)
 from scoring.metrics.symbolic import math_match
 
 # The pack loader checks ``scoring:`` against the registered metrics' parameter models.
@@ -155,9 +166,12 @@ __all__ = [
     "math_match",
     "math_verify_match",
     "metric",
+    "normalize_official",
     "normalize_squad",
     "number_out_of_range",
     "numeric_match",
+    "official_exact",
+    "official_f1",
     "parse_number",
     "read_output_row",
     "read_scored",

@@ -42,7 +42,8 @@ class Score:
     ``answer`` is the parsed answer that was scored (None when there was none).
     What reports need beyond the value rides along unprinted: ``texts`` (the hypothesis —
     empty when unparsed — and the references, for corpus-level text metrics), ``ranking``
-    (every ranking metric of the row) and ``config`` (the resolved scoring settings).
+    (every ranking metric of the row), ``config`` (the resolved scoring settings) and
+    ``alternatives`` (other metrics' verdicts on the row, for the report's comparison).
     """
 
     correct: bool | None
@@ -54,6 +55,10 @@ class Score:
     texts: tuple[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     ranking: Mapping[str, float] | None = field(default=None, repr=False, compare=False)
     config: ScoringConfig | None = field(default=None, repr=False, compare=False)
+    #: The verdict (``correct``) another metric of the same family gives the row, by name: the
+    #: SQuAD metrics record the official script's against the default normalization's, and
+    #: reports count the rows where they disagree.
+    alternatives: Mapping[str, bool] | None = field(default=None, repr=False, compare=False)
 
     @property
     def explanation(self) -> str | None:
@@ -220,16 +225,23 @@ def _number_setting(value: Any, where: str, *, positive: bool = False, at_most_o
 
 def config_from(kind: str, merged: Mapping[str, Any], where: str) -> ScoringConfig:
     """A :class:`ScoringConfig` from a task's merged settings; :class:`SettingError` names the bad key."""
+    names = METRIC_REGISTRY.names(kind)
+    if not names:
+        named = merged.get("metric")
+        raise SettingError("metric" if named is not None else None,
+                           f"{where}: no metric is registered for task type {kind}"
+                           + (f", so {named!r} is not available" if named is not None else "")
+                           + ": its rows cannot be scored (is the module that registers its metrics imported?)")
     models = METRIC_REGISTRY.param_models(kind)
     for key in merged:
         if key != "metric" and key not in models:
             allowed = sorted({"metric", *models})
             raise SettingError(key, f"{where}: unknown key {key!r} for task type {kind}; "
                                     f"known keys: {', '.join(allowed)}")
-    metric_name = merged.get("metric", METRIC_REGISTRY.names(kind)[0])
-    if metric_name not in METRIC_REGISTRY.names(kind):
+    metric_name = merged.get("metric", names[0])
+    if metric_name not in names:
         raise SettingError("metric", f"{where}.metric: {metric_name!r} is not a metric for {kind}; "
-                                     f"choose one of {', '.join(METRIC_REGISTRY.names(kind))}")
+                                     f"choose one of {', '.join(names)}")
     values: dict[str, Any] = {}
     for key, value in merged.items():
         if key == "metric":
@@ -265,7 +277,7 @@ def scoring_config(pack: Pack, task: str, task_type: str | None = None) -> Scori
     """
     kind = task_type if task_type is not None else pack.task_type_of(task)
     if not METRIC_REGISTRY.names(kind):
-        raise ValueError(f"unknown task type {kind!r}")
+        raise ValueError(f"unknown task type {kind!r}: no metric is registered for it")
     merged: dict[str, Any] = dict(pack.scoring.get(kind, {}))
     if task != kind:
         merged.update(pack.scoring.get(task, {}))
