@@ -644,8 +644,10 @@ def render_html(
     page_size: int = DEFAULT_PAGE_SIZE,
     settings: Mapping[str, Any] | None = None,
     title: str | None = None,
+    diff: Mapping[str, Any] | None = None,
 ) -> str:
-    """The whole page as one string; ``runs`` holds one run, or two (A then B) with ``comparison``."""
+    """The whole page as one string; ``runs`` holds one run, or two (A then B) with ``comparison``;
+    ``diff``: a :func:`scoring.diff.diff_packs` document, shown as its own section."""
     if not runs or len(runs) > 2:
         raise ValueError(f"an HTML report shows one or two runs, got {len(runs)}")
     if page_size < 1:
@@ -660,6 +662,8 @@ def render_html(
         nav.append(("other", "Other metrics"))
     if comparison is not None:
         nav.append(("compare", "Comparison"))
+    if diff is not None:
+        nav.append(("diff", "Pack diff"))
     nav += [("rules", "Rules"), ("audit", "Audit"), ("settings", "Settings")]
     stamp = _stamp(pack)
     body = [
@@ -674,6 +678,10 @@ def render_html(
         body += [other, stamp, "</section>"]
     if comparison is not None:
         body += [_compare_section(comparison, runs, audit_rows, audit_seed), stamp, "</section>"]
+    if diff is not None:
+        from scoring._html_diff import diff_section
+
+        body.append(diff_section(diff))
     body += [
         _rules_section(runs), stamp, "</section>",
         _audit_section(audit), stamp, "</section>",
