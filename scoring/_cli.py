@@ -53,6 +53,7 @@ from scoring._html_cli import (
     write_compare_html,
     write_score_html_from_file,
 )
+from scoring._invalid import all_invalid_reason
 from scoring._items import Item, item_of, task_label
 from scoring._textsim import TextSettings, paired_text_report
 from scoring.aggregate import AGGREGATES, SampleAggregator, slim
@@ -211,6 +212,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         write_atomically(args.report, json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     print(render(report, args.format, color=use_color(report_stream)), file=report_stream)
+    if (invalid := all_invalid_reason(args.input, pack)) is not None:
+        print(f"normalize: every row is invalid ({invalid[2]}); the commonest reason ({invalid[1]} rows): "
+              f"{invalid[0]}", file=sys.stderr)
+        return EXIT_FINDINGS
     if args.fail_on_variance and report["flagged"]:
         return EXIT_FINDINGS
     return EXIT_OK

@@ -35,7 +35,9 @@ _GIT_TIMEOUT = 60
 def register(sub: Any) -> None:
     diff = sub.add_parser("diff", help="score the same outputs with two packs; name the difference behind each "
                                        "flipped verdict")
-    diff.add_argument("old", metavar="OLD", help="the baseline pack: a file, shipped:NAME or REV:PATH (git)")
+    diff.add_argument("old", metavar="OLD", help="the baseline pack: a file, shipped:NAME or REV:PATH (git); "
+                                                 "'harness': the harness's own extracted answers (a log read "
+                                                 "with --from inspect|lighteval|opencompass|evalscope)")
     diff.add_argument("new", metavar="NEW", help="the pack compared with it (same forms)")
     diff.add_argument("input", metavar="IN", help="rows with id, task, output, target")
     add_source_options(diff)
@@ -116,12 +118,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise UsageError(f"--replay-budget must be at least 1, got {args.replay_budget}")
     if args.examples < 0:
         raise UsageError(f"--examples must be non-negative, got {args.examples}")
-    old = resolve_pack(args.old, allow_modules=args.allow_module)
     new = resolve_pack(args.new, allow_modules=args.allow_module)
+    harness = args.old == "harness"
+    old = new if harness else resolve_pack(args.old, allow_modules=args.allow_module)
     path = source_input(args, new)
     with MathVerifier() as verifier:
         document = diff_packs(old, new, _rows(path), n_resamples=args.bootstrap, seed=args.seed, verifier=verifier,
-                              replay_budget=args.replay_budget, examples=args.examples)
+                              replay_budget=args.replay_budget, examples=args.examples, harness_side=harness)
     document["old"]["spec"], document["new"]["spec"] = args.old, args.new
     if args.html:
         from scoring._html_diff import render_diff_page

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import itertools
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -338,6 +339,21 @@ class _Stats:
 
 # --------------------------------------------------------------------------- the diff
 
+HARNESS_CAUSE = "extraction: the harness's own extracted answer (harness.extracted) → the pack on the raw output"
+
+
+def their_row(row: InputRow) -> InputRow:
+    """``row`` with the harness's own extracted answer (``harness.extracted``) as its output
+    (``None``, i.e. no output, when the harness recorded none)."""
+    if row.data is None:
+        return row
+    harness = row.data.get("harness")
+    extracted = harness.get("extracted") if isinstance(harness, Mapping) else None
+    if extracted is not None and not isinstance(extracted, str):
+        extracted = json.dumps(extracted, ensure_ascii=False, default=str)
+    return InputRow(row.line, {**row.data, "output": extracted}, row.error, row.raw_line)
+
+
 
 class _Variants:
     """Packs made of the old pack with a set of differences applied (built once per set)."""
@@ -391,11 +407,19 @@ def diff_packs(
     verifier: MathVerifier | None = None,
     replay_budget: int = _REPLAY_BUDGET,
     examples: int = _EXAMPLES,
+    harness_side: bool = False,
 ) -> dict[str, Any]:
-    """The diff document: per task and overall figures of both packs, flips, and their causes."""
+    """The diff document: per task and overall figures of both packs, flips, and their causes.
+
+    ``harness_side``: the old side is the harness's own extraction: each row's
+    ``harness.extracted`` (what :mod:`normalize.harness_logs` keeps) run through ``old`` in place
+    of the raw output; the one difference, and so the cause of every flip, is the extraction.
+    """
     if replay_budget < 1:
         raise ValueError(f"replay_budget must be at least 1, got {replay_budget}")
     differences = pack_differences(old, new)
+    if harness_side:
+        differences = [Difference(0, "extraction", "harness", HARNESS_CAUSE)]
     variants = _Variants(old, new, differences)
     overall = _Stats()
     tasks: dict[str, _Stats] = {}
@@ -407,7 +431,7 @@ def diff_packs(
     try:
         for row in rows:
             total += 1
-            a, b = normalize_typed(old, row), normalize_typed(new, row)
+            a, b = normalize_typed(old, their_row(row) if harness_side else row), normalize_typed(new, row)
             sa = score_result(old, a.row, a.result, verifier=active)
             sb = score_result(new, b.row, b.result, verifier=active)
             task = a.row.task or b.row.task or "(no task)"
@@ -428,7 +452,10 @@ def diff_packs(
             replayed += 1
             kinds = {k for k in (a.row.task_type, b.row.task_type) if k}
             candidates = _relevant(differences, a.row.task or b.row.task, kinds)
-            found, _ = _attribute(row, _verdict(sb), candidates, variants, active, replay_budget)
+            if harness_side:
+                found = [tuple(differences)]
+            else:
+                found, _ = _attribute(row, _verdict(sb), candidates, variants, active, replay_budget)
             if not found:
                 unexplained += 1
                 found = [tuple(candidates)]
