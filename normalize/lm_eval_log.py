@@ -186,6 +186,8 @@ def _rows_of(data: dict[str, Any], line: InputRow, where: str, path: Path, lm_ta
         row["output"] = text if text is None or isinstance(text, str) else json.dumps(text, ensure_ascii=False)
         if data.get("target") is not None:
             row["target"] = _as_target(data["target"], _kind(pack, name))
+        if payload and payload.get("options") is not None:  # the option domain harness-normalize's filter saw
+            row["options"] = payload["options"]
         if len(texts) > 1:
             row["sample"] = k
         row["lm_eval"] = {"task": lm_task, "filter": data.get("filter"), "file": path.name, "line": line.line,

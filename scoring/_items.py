@@ -33,6 +33,10 @@ class Item:
     run: str | None = None
     id: str | None = None
     n_samples: int = 1
+    #: With --aggregate: how many of the item's samples were parsed (None: a row, not an aggregate).
+    n_parsed: int | None = None
+    #: The row's ``cluster`` (items sharing a passage or source): the bootstrap resamples clusters.
+    cluster: str | None = None
     tied: bool = False
     #: For corpus-level text metrics: the hypothesis ("" when unparsed), references, settings.
     hypothesis: str | None = None
@@ -114,6 +118,7 @@ def item_of(scored: Scored) -> Item:
         ranking=score.ranking,
         judge=judge_info(scored),
         found_by=found_by(scored.result),
+        cluster=row.cluster,
     )
 
 

@@ -67,6 +67,7 @@ from scoring.stats import (
     bootstrap_ci,
     chance_adjusted,
     chance_baseline,
+    cluster_bootstrap_ci,
     coefficient_of_variation,
 )
 
@@ -101,12 +102,22 @@ class _Intervals:
             self._pairs[judges] = _pairwise_block(judges, self.n_resamples, self.seed, self.confidence)
         return self._pairs[judges]
 
-    def __call__(self, values: Sequence[float]) -> dict[str, Any] | None:
+    def __call__(self, values: Sequence[float], clusters: Sequence[str | None] | None = None) -> dict[str, Any] | None:
+        """The mean of ``values`` with its bootstrap interval; with ``clusters`` (a label per value,
+        some not None) whole clusters are resampled (:func:`~scoring.stats.cluster_bootstrap_ci`)."""
         if not values:
             return None
-        key = (len(values), hashlib.blake2b(array("d", values).tobytes(), digest_size=32).digest())
+        digest = hashlib.blake2b(array("d", values).tobytes(), digest_size=32)
+        if clusters is not None:
+            digest.update(json.dumps(list(clusters)).encode("utf-8"))
+        key = (len(values), digest.digest())
         if key not in self._done:
-            low, high = bootstrap_ci(values, n_resamples=self.n_resamples, seed=self.seed, confidence=self.confidence)
+            if clusters is not None:
+                low, high = cluster_bootstrap_ci(values, clusters, n_resamples=self.n_resamples, seed=self.seed,
+                                                 confidence=self.confidence)
+            else:
+                low, high = bootstrap_ci(values, n_resamples=self.n_resamples, seed=self.seed,
+                                         confidence=self.confidence)
             self._done[key] = {"value": math.fsum(values) / len(values), "low": low, "high": high}
         return dict(self._done[key])
 
@@ -172,6 +183,13 @@ class _Group:
         self.sections: list[Item] = []
         self.found_known = 0  # scorable items whose chain recorded how the answer was found
         self.strict_parsed = 0  # ... parsed from a stated answer (STRICT_METHODS)
+        self.scorable_types: Counter[str | None] = Counter()  # scorable items per task type
+        self.parsed_types: Counter[str | None] = Counter()
+        self.found_types: set[str | None] = set()  # task types whose chain records how answers were found
+        self.aggregated = 0  # items made from samples (--aggregate), with their parsed-sample counts
+        self.samples_unparsed = 0
+        self.single_parsed = 0  # items of several samples decided by the one sample that parsed
+        self.clusters: list[str | None] | None = None  # per scorable item, once one item has a cluster
 
     def add_sections(self, item: Item) -> None:
         if item.text is not None or item.ranking is not None or item.judge is not None:
@@ -191,13 +209,24 @@ class _Group:
             self.unlabeled += 1
         else:
             self.run_labels.add(item.run)
+        if item.n_parsed is not None:
+            self.aggregated += 1
+            self.samples_unparsed += item.n_samples - item.n_parsed
+            self.single_parsed += item.n_samples > 1 and item.n_parsed == 1
         if item.outcome not in (SCORED, NO_ANSWER):
             return
         if item.outcome == SCORED:
             self.metrics.add(item.metric)
+        self.scorable_types[item.task_type] += 1
+        self.parsed_types[item.task_type] += item.outcome == SCORED
         if item.found_by is not None:
+            self.found_types.add(item.task_type)
             self.found_known += 1
             self.strict_parsed += item.outcome == SCORED and item.found_by in STRICT_METHODS
+        if item.cluster is not None and self.clusters is None:
+            self.clusters = [None] * len(self.parsed)
+        if self.clusters is not None:
+            self.clusters.append(item.cluster)
         self.scorable.append(item.value)
         self.parsed.append(item.outcome == SCORED)
         k = item.option_count
@@ -213,6 +242,8 @@ class _Group:
               cv_threshold: float) -> dict[str, Any]:
         scorable = self.scorable.floats()
         parsed_values = [v for v, p in zip(scorable, self.parsed, strict=True) if p]
+        clusters = self.clusters
+        parsed_clusters = None if clusters is None else [c for c, p in zip(clusters, self.parsed, strict=True) if p]
         types = sorted(self.types)
         statuses = self.statuses
         stats: dict[str, Any] = {
@@ -229,10 +260,15 @@ class _Group:
             "scorable": len(scorable),
             "parsed": len(parsed_values),
             "parse_rate": len(parsed_values) / len(scorable) if scorable else None,
-            "parse_rates": ({"strict": self.strict_parsed / len(scorable), "flexible": len(parsed_values) / len(scorable)}
-                            if scorable and self.found_known else None),
-            "a_valid": interval(parsed_values),
-            "a_strict": interval(scorable),
+            "parse_rates": self._parse_rates(),
+            "samples": ({"n": self.n_samples, "unparsed": self.samples_unparsed,
+                         "unparsed_share": self.samples_unparsed / self.n_samples if self.n_samples else None,
+                         "items_decided_by_one_parsed_sample": self.single_parsed}
+                        if self.aggregated else None),
+            "a_valid": interval(parsed_values, parsed_clusters),
+            "a_strict": interval(scorable, clusters),
+            "clusters": None if clusters is None else len({("item", i) if c is None else c
+                                                           for i, c in enumerate(clusters)}),
             "ties": self.ties,
             "chance": None,
             "chance_adjusted": None,
@@ -251,6 +287,16 @@ class _Group:
         _add_sections(stats, self.sections, interval)
         return stats
 
+    def _parse_rates(self) -> dict[str, Any] | None:
+        """Strict (a stated answer) and flexible (any parse) parse rates over the rows that can be
+        strict: those of task types whose chain records how an answer was found (math), so a
+        group mixing task types does not count multiple choice rows as never strict."""
+        pool = sum(count for kind, count in self.scorable_types.items() if kind in self.found_types)
+        if not pool:
+            return None
+        flexible = sum(count for kind, count in self.parsed_types.items() if kind in self.found_types)
+        return {"strict": self.strict_parsed / pool, "flexible": flexible / pool, "rows": pool}
+
     def _add_chance(self, stats: dict[str, Any], scorable: list[float], interval: _Intervals) -> None:
         if self.missing_k or self.too_few_k:
             stats["chance_note"] = (f"{self.missing_k} items do not state their option count" if self.missing_k
@@ -262,7 +308,7 @@ class _Group:
         stats["chance"] = chance
         stats["chance_adjusted"] = {key: chance_adjusted(strict[key], chance) for key in ("value", "low", "high")}
         fallback = [v if p else 1.0 / k for v, p, k in zip(scorable, self.parsed, counts, strict=True)]
-        stats["random_fallback"] = interval(fallback)
+        stats["random_fallback"] = interval(fallback, self.clusters)
 
     def _run_spread(self, cv_threshold: float) -> dict[str, Any]:
         per_run = {run: self.runs[run].mean() for run in sorted(self.run_labels) if run in self.runs}
@@ -500,7 +546,14 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
             line += f"; metric {', '.join(group['metrics'])}"
         if group.get("parse_rates"):
             rates = group["parse_rates"]
-            line += f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
+            line += (f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
+                     f" (of the {rates['rows']} rows whose chain says how the answer was found)")
+        if group.get("clusters"):
+            line += f"; intervals resample {group['clusters']} clusters (the rows' cluster field)"
+        if group.get("samples"):
+            samples = group["samples"]
+            line += (f"; samples unparsed {samples['unparsed']} of {samples['n']} ({samples['unparsed_share']:.3f}), "
+                     f"items decided by a single parsed sample {samples['items_decided_by_one_parsed_sample']}")
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
         if group.get("mdd") is not None:
