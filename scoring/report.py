@@ -126,6 +126,18 @@ class _Intervals:
 STRICT_METHODS: Final = ("marker", "boxed")
 
 
+#: How structured-output items are counted apart (the report's ``structured`` block, in this order).
+_STRUCTURED: Final = ("right", "wrong", "malformed", "schema_invalid", "no_json", "other")
+
+
+def _structured_verdict(item: Item) -> str:
+    """A parsed structured_json item: right (full value), wrong (parsed, scored below 1) or other
+    (no target, or a status the JSON parser did not give)."""
+    if item.outcome == SCORED:
+        return "right" if item.value >= 1.0 else "wrong"
+    return "other"
+
+
 class _Values:
     """Per-item values in order, one byte each while they are all 0 or 1, eight bytes after."""
 
@@ -190,6 +202,7 @@ class _Group:
         self.samples_unparsed = 0
         self.single_parsed = 0  # items of several samples decided by the one sample that parsed
         self.clusters: list[str | None] | None = None  # per scorable item, once one item has a cluster
+        self.structured: Counter[str] = Counter()  # structured_json items: malformed, schema_invalid, ...
 
     def add_sections(self, item: Item) -> None:
         if item.text is not None or item.ranking is not None or item.judge is not None:
@@ -213,6 +226,8 @@ class _Group:
             self.aggregated += 1
             self.samples_unparsed += item.n_samples - item.n_parsed
             self.single_parsed += item.n_samples > 1 and item.n_parsed == 1
+        if item.task_type == "structured_json":
+            self.structured[item.json_failure or _structured_verdict(item)] += 1
         if item.outcome not in (SCORED, NO_ANSWER):
             return
         if item.outcome == SCORED:
@@ -267,6 +282,7 @@ class _Group:
                         if self.aggregated else None),
             "a_valid": interval(parsed_values, parsed_clusters),
             "a_strict": interval(scorable, clusters),
+            "structured": ({key: self.structured[key] for key in _STRUCTURED} if self.structured else None),
             "clusters": None if clusters is None else len({("item", i) if c is None else c
                                                            for i, c in enumerate(clusters)}),
             "ties": self.ties,
@@ -548,6 +564,10 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
             rates = group["parse_rates"]
             line += (f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
                      f" (of the {rates['rows']} rows whose chain says how the answer was found)")
+        if group.get("structured"):
+            counts = group["structured"]
+            line += (f"; JSON: malformed {counts['malformed']}, schema-invalid {counts['schema_invalid']}, "
+                     f"no JSON {counts['no_json']}, parsed but wrong {counts['wrong']}, right {counts['right']}")
         if group.get("clusters"):
             line += f"; intervals resample {group['clusters']} clusters (the rows' cluster field)"
         if group.get("samples"):

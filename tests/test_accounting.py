@@ -144,3 +144,23 @@ def test_cluster_field_makes_the_bootstrap_resample_clusters(tmp_path: Path, cap
     assert width > 1.8 * (plain[1] - plain[0])
     assert main(["score", str(path), "--bootstrap", "200"]) == 0
     assert "intervals resample 10 clusters" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- structured output
+
+
+def test_structured_output_counts_malformed_schema_invalid_and_wrong_apart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = {"type": "object", "properties": {"age": {"type": "integer"}}, "required": ["age"]}
+    outputs = ['{"age": 3}', '```json\n{"age": 4}\n```', '{"age": 5}', '{"age": "five"}', '{"name": "x"}',
+               '{age: 3', '{"age": 3,,}', "I cannot answer that."]
+    rows = [{"id": i, "task": "structured_json", "output": o, "target": {"age": 3}, "schema": schema}
+            for i, o in enumerate(outputs)]
+    path = tmp_path / "json.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["score", str(path), "--format", "json", "--bootstrap", "10"]) == 0
+    overall = _group(json.loads(capsys.readouterr().out), "overall")
+    assert overall["structured"] == {"right": 1, "wrong": 2, "malformed": 2, "schema_invalid": 2, "no_json": 1,
+                                     "other": 0}
+    assert main(["score", str(path), "--bootstrap", "10"]) == 0
+    assert "JSON: malformed 2, schema-invalid 2, no JSON 1, parsed but wrong 2, right 1" in capsys.readouterr().out
