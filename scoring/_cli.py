@@ -53,6 +53,7 @@ from scoring._html_cli import (
     write_compare_html,
     write_score_html_from_file,
 )
+from scoring._audit_order import FLIPPED, RANK, WEAK, audit_flags
 from scoring._invalid import all_invalid_reason
 from scoring._items import Item, item_of, task_label
 from scoring._textsim import TextSettings, paired_text_report
@@ -498,29 +499,34 @@ def cmd_audit(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     typed = list(normalize_rows_typed(pack, read_jsonl(source_input(args, pack)), progress=False))
     changed = [i for i, n in enumerate(typed) if n.result is not None and n.result.trace]
-    chosen = sorted(random.Random(args.seed).sample(changed, min(args.n, len(changed))))
-    # a changed row has a result (its trace): the test only narrows the type
-    shown = [(n.row, n.result) for n in (typed[i] for i in chosen) if n.result is not None]
+    flags, chosen = audit_choice(pack, typed, changed, args.n, args.seed)
+    # a changed or flagged row has a result: the test only narrows the type
+    shown = [(typed[i].row, result, flags[i]) for i in chosen if (result := typed[i].result) is not None]
     cvs = run_cvs(pack, typed) if any(n.row.run is not None for n in typed) else None
     signature = pack.signature_for({n.row.task_type for n in typed if n.row.task_type})
     if args.format == "json":
         print(json.dumps({
             "rows": len(typed), "changed": len(changed), "seed": args.seed,
+            "flipped": flags.count(FLIPPED), "weak_tier": flags.count(WEAK),
             "shown": [{
                 "line": row.line, "id": row.id, "task": task_label(row), "status": result.status,
                 "answer": result.answer, "rules": _rules(result), "raw": row.output, "normalized": result.text,
-            } for row, result in shown],
+                "first_because": flag or None,
+            } for row, result, flag in shown],
             "run_cv": cvs,
             "pack": {"signature": signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2, default=str))
         return EXIT_OK
     color = use_color()
-    print(f"{len(changed)} of {len(typed)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed})")
-    for row, result in shown:
+    print(f"{len(changed)} of {len(typed)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed}): "
+          f"first the {flags.count(FLIPPED)} where normalization flipped the verdict, then the "
+          f"{flags.count(WEAK)} parsed by a weak tier (last number), then a sample of the rest")
+    for row, result, flag in shown:
         raw, normalized = row.output, result.text
         print()
         print(f"line {row.line}  id {row.id!r}  task {task_label(row)}  status {result.status}  "
-              f"answer {json.dumps(result.answer, ensure_ascii=False, default=str)}")
+              f"answer {json.dumps(result.answer, ensure_ascii=False, default=str)}"
+              + (f"  [{flag}]" if flag else ""))
         print(f"  rules: {', '.join(_rules(result))}")
         print("  raw:")
         print(_indent(str(raw)))
@@ -540,6 +546,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
     print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
+
+
+def audit_choice(pack: Pack, typed: Sequence[Normalized], changed: Sequence[int], n: int,
+                 seed: int) -> tuple[list[str], list[int]]:
+    """Each row's audit flag, and the rows to show in order: those where normalization flipped the
+    verdict, then those parsed by a weak tier (file order), then a seeded sample of the other
+    changed rows, ``n`` in all."""
+    check_scoring(pack)
+    with MathVerifier() as verifier:
+        scored = [Scored(t.row, t.result, score_result(pack, t.row, t.result, verifier=verifier)) for t in typed]
+        flags = audit_flags(pack, scored, verifier=verifier)
+    first = sorted((i for i, f in enumerate(flags) if f), key=lambda i: (RANK[flags[i]], i))[:n]
+    taken = set(first)
+    rest = [i for i in changed if i not in taken]
+    return flags, first + sorted(random.Random(seed).sample(rest, min(n - len(first), len(rest))))
 
 
 def run_cvs(pack: Pack, rows: Sequence[Normalized]) -> dict[str, Any]:

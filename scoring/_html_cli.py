@@ -106,7 +106,9 @@ def make_run(
     if args.rule_effect_rows != 0:
         effects = rule_effects(pack, scored, verifier=verifier,
                                max_rows=args.rule_effect_rows, seed=args.audit_seed)
-    return ReportRun(label, source, outs, scored, report, effects)
+    from scoring._audit_order import audit_flags
+
+    return ReportRun(label, source, outs, scored, report, effects, audit_flags(pack, scored, verifier=verifier))
 
 
 def _settings(args: argparse.Namespace) -> dict[str, str]:
@@ -140,7 +142,10 @@ def write_score_html_from_file(
         if args.rule_effect_rows != 0:
             effects = rule_effects(pack, scored, verifier=verifier,
                                    max_rows=args.rule_effect_rows, seed=args.audit_seed)
-    run = ReportRun(Path(source).name, source, outs, scored, report, effects)
+        from scoring._audit_order import audit_flags
+
+        flags = audit_flags(pack, scored, verifier=verifier)
+    run = ReportRun(Path(source).name, source, outs, scored, report, effects, flags)
     write_html(path, render_html(pack, [run], audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                                  page_size=args.page_size, settings=_settings(args), title=args.title))
 

@@ -68,6 +68,8 @@ class ReportRun:
     scored: Sequence[Scored]
     report: Mapping[str, Any]
     rule_effects: Mapping[str, Any] | None = None
+    #: Per row, why the audit shows it first (:func:`scoring._audit_order.audit_flags`); "" for the rest.
+    audit_flags: Sequence[str] | None = None
 
     @property
     def scores(self) -> list[Score]:
@@ -204,10 +206,10 @@ def _verdict(score: Score) -> str:
 #: Columns of one embedded audit row (the JSON holds arrays in this order); ``row`` numbers the
 #: run's rows from 1, in input order.
 AUDIT_FIELDS: Final = ("run", "row", "id", "task", "type", "status", "verdict", "answer", "target", "rules",
-                       "reason", "raw", "normalized", "score")
+                       "reason", "raw", "normalized", "score", "first")
 
 
-def _record(run: str, position: int, row: Mapping[str, Any], score: Score) -> list[Any]:
+def _record(run: str, position: int, row: Mapping[str, Any], score: Score, flag: str = "") -> list[Any]:
     raw = row.get("output")
     normalized = row.get("normalized")
     raw_text = raw if isinstance(raw, str) else ("" if raw is None else json.dumps(raw, default=str))
@@ -222,19 +224,34 @@ def _record(run: str, position: int, row: Mapping[str, Any], score: Score) -> li
         run, position + 1, _json_text(row.get("id")), str(row.get("task") or "(invalid row)"),
         str(row.get("task_type") or ""), str(row.get("status")), _verdict(score), _json_text(row.get("answer")),
         _json_text(row.get("target")), rules, str(row.get("reason") or ""), left, right,
-        round(score.value, 4) if score.outcome == "scored" else None,
+        round(score.value, 4) if score.outcome == "scored" else None, flag,
     ]
 
 
+def _flag(run: ReportRun, position: int) -> str:
+    return run.audit_flags[position] if run.audit_flags is not None else ""
+
+
 def _choose(runs: Sequence[ReportRun], cap: int, seed: int) -> tuple[list[tuple[int, int]], bool]:
-    """(run index, row position) pairs to embed, in file order; True when it is a sample."""
+    """(run index, row position) pairs to embed: first the rows an audit shows first (normalization
+    flipped the verdict, then a weak tier), then the rest in file order; True when it is a sample
+    (flagged rows are taken before the stratified sample of the others)."""
+    from scoring._audit_order import RANK
+
+    def order(pair: tuple[int, int]) -> tuple[int, int, int]:
+        return RANK.get(_flag(runs[pair[0]], pair[1]), 2), pair[0], pair[1]
+
     total = sum(len(run.rows) for run in runs)
     if total <= cap:
-        return [(r, p) for r, run in enumerate(runs) for p in range(len(run.rows))], False
+        return sorted(((r, p) for r, run in enumerate(runs) for p in range(len(run.rows))), key=order), False
+    flagged = sorted(((r, p) for r, run in enumerate(runs) for p in range(len(run.rows)) if _flag(run, p)),
+                     key=order)[:cap]
+    taken = set(flagged)
     strata: dict[tuple[int, str, str], list[int]] = {}
     for r, run in enumerate(runs):
         for p, row in enumerate(run.rows):
-            strata.setdefault((r, str(row.get("task")), str(row.get("status"))), []).append(p)
+            if (r, p) not in taken:
+                strata.setdefault((r, str(row.get("task")), str(row.get("status"))), []).append(p)
     rng = random.Random(seed)
     queues = []
     for key in sorted(strata):
@@ -243,13 +260,15 @@ def _choose(runs: Sequence[ReportRun], cap: int, seed: int) -> tuple[list[tuple[
         queues.append((key[0], members))
     chosen: list[tuple[int, int]] = []
     depth = 0
-    while len(chosen) < cap:
+    room = cap - len(flagged)
+    deepest = max((len(members) for _, members in queues), default=0)
+    while len(chosen) < room and depth < deepest:
         for r, members in queues:
-            if depth < len(members) and len(chosen) < cap:
+            if depth < len(members) and len(chosen) < room:
                 chosen.append((r, members[depth]))
         depth += 1
     chosen.sort()
-    return chosen, True
+    return flagged + chosen, True
 
 
 def audit_records(runs: Sequence[ReportRun], *, cap: int = DEFAULT_AUDIT_ROWS, seed: int = 0) -> dict[str, Any]:
@@ -257,7 +276,8 @@ def audit_records(runs: Sequence[ReportRun], *, cap: int = DEFAULT_AUDIT_ROWS, s
     if cap < 0:
         raise ValueError(f"the audit row cap must be non-negative, got {cap}")
     chosen, sampled = _choose(runs, cap, seed)
-    records = [_record(runs[r].label, p, runs[r].rows[p], runs[r].scored[p].score) for r, p in chosen]
+    records = [_record(runs[r].label, p, runs[r].rows[p], runs[r].scored[p].score, _flag(runs[r], p))
+               for r, p in chosen]
     total = sum(len(run.rows) for run in runs)
     if sampled:
         note = (f"{len(records)} of {total} rows embedded: a seeded sample (seed {seed}) drawn round-robin across "
@@ -265,6 +285,9 @@ def audit_records(runs: Sequence[ReportRun], *, cap: int = DEFAULT_AUDIT_ROWS, s
                 "embedded rows, the charts above to all rows.")
     else:
         note = f"all {total} rows embedded."
+    if any(run.audit_flags for run in runs):
+        note += (" Shown first: the rows where normalization flipped the verdict (the verdict on the raw output "
+                 "with no rules differs), then those parsed by a weak tier (the last number), then the rest.")
     return {"fields": list(AUDIT_FIELDS), "rows": records, "total": total, "sampled": sampled, "note": note}
 
 
@@ -863,6 +886,7 @@ _JS: Final = r"""
       var st = el("td"); st.appendChild(el("div", "status", r[F.status])); st.appendChild(el("div", "muted verdict", r[F.verdict] +
         (r[F.score] !== null && r[F.verdict] === "partial" ? " " + r[F.score] : "")));
       if (r[F.reason]) { st.appendChild(el("div", "muted reason", r[F.reason])); }
+      if (r[F.first]) { st.appendChild(el("div", "warn first", r[F.first])); }
       tr.appendChild(st);
       var raw = el("td", "text raw"); segments(raw, r[F.raw], "del"); tr.appendChild(raw);
       var norm = el("td", "text normalized"); segments(norm, r[F.normalized], "ins"); tr.appendChild(norm);
