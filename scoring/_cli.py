@@ -47,13 +47,13 @@ from normalize.stream import (
     stopped_message,
     write_atomically,
 )
+from scoring._audit_order import FLIPPED, RANK, WEAK, audit_flags
 from scoring._html_cli import (
     add_html_options,
     check_html_options,
     write_compare_html,
     write_score_html_from_file,
 )
-from scoring._audit_order import FLIPPED, RANK, WEAK, audit_flags
 from scoring._invalid import all_invalid_reason
 from scoring._items import Item, item_of, task_label
 from scoring._textsim import TextSettings, paired_text_report
