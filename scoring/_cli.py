@@ -96,6 +96,8 @@ def register(sub: Any) -> None:
     score.add_argument("--cv-threshold", type=float, default=DEFAULT_CV_THRESHOLD, metavar="CV",
                        help=f"the coefficient of variation that is flagged (default {DEFAULT_CV_THRESHOLD})")
     score.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    score.add_argument("--signature", action="store_true",
+                       help="print the full signature of the chains scored in the header (always in --format json)")
     add_stream_options(score)
     score.add_argument("--html", metavar="OUT.html",
                        help="also write the self-contained HTML report to this file (reads the input again)")
@@ -212,7 +214,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     report_stream = sys.stderr if args.output == "-" else sys.stdout
     if args.report:
         write_atomically(args.report, json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
-    print(render(report, args.format, color=use_color(report_stream)), file=report_stream)
+    print(render(report, args.format, color=use_color(report_stream), signature=args.signature), file=report_stream)
     if (invalid := all_invalid_reason(args.input, pack)) is not None:
         print(f"normalize: every row is invalid ({invalid[2]}); the commonest reason ({invalid[1]} rows): "
               f"{invalid[0]}", file=sys.stderr)

@@ -319,8 +319,22 @@ def _bar_group(group: Mapping[str, Any]) -> BarGroup:
 
 
 def _stamp(pack: Pack) -> str:
-    return (f'<p class="stamp">pack <code>{esc(pack.name)}</code> · hash <code class="hash">{esc(pack.hash)}</code>'
-            f'<br><span class="sig">{esc(pack.signature)}</span></p>')
+    """What ends each section: the pack and its hash, which pin every number in it (the signature
+    is once in the header, on demand)."""
+    return f'<p class="stamp">pack <code>{esc(pack.name)}</code> · hash <code class="hash">{esc(pack.hash)}</code></p>'
+
+
+def _signature_header(pack: Pack, runs: Sequence[ReportRun]) -> str:
+    """The header's short signature (pack name, short hash, the task types whose chains were scored)
+    and, in a ``<details>``, the signature of those chains, the pack's full signature and its hash."""
+    kinds = sorted({sample.row.task_type for run in runs for sample in run.scored if sample.row.task_type})
+    scored = pack.signature_for(kinds)
+    return (f'<span class="pack">pack <b>{esc(pack.name)}</b> · hash <code class="hash">{esc(pack.short_hash)}</code>'
+            f' · chains scored: {esc(", ".join(kinds) or "none")}</span>'
+            '<details class="signature"><summary>signature</summary>'
+            f'<div>chains scored: <code class="sig">{esc(scored)}</code></div>'
+            f'<div>whole pack: <code class="sig">{esc(pack.signature)}</code></div>'
+            f'<div>hash: <code class="hash">{esc(pack.hash)}</code></div></details>')
 
 
 def _numbers_table(groups: Sequence[Mapping[str, Any]], run: str) -> str:
@@ -691,7 +705,7 @@ def render_html(
     stamp = _stamp(pack)
     body = [
         '<header class="top"><div class="title"><h1>' + esc(heading) + "</h1>",
-        f'<span class="pack">pack <b>{esc(pack.name)}</b> · <code class="hash">{esc(pack.hash)}</code></span></div>',
+        _signature_header(pack, runs) + "</div>",
         "<nav>" + "".join(f'<a href="#{key}">{esc(text)}</a>' for key, text in nav) + "</nav></header><main>",
         _summary(runs, comparison), stamp, "</section>",
         _accuracy_section(runs), stamp, "</section>",
@@ -709,8 +723,8 @@ def render_html(
         _rules_section(runs), stamp, "</section>",
         _audit_section(audit), stamp, "</section>",
         _settings_section(pack, runs, shown, comparison), stamp, "</section>",
-        f'<footer>Signature: <code class="sig">{esc(pack.signature)}</code><br>Hash: '
-        f'<code class="hash">{esc(pack.hash)}</code></footer></main>',
+        f'<footer>Hash: <code class="hash">{esc(pack.hash)}</code> (the full signature: the header\'s '
+        "<i>signature</i>)</footer></main>",
     ]
     flips = _flip_records(comparison, audit_rows, audit_seed) if comparison else []
     data = {"runs": len(runs), "audit": audit, "flips": flips, "pageSize": page_size}
@@ -736,6 +750,7 @@ header.top{position:sticky;top:0;z-index:5;background:#fafafc;border-bottom:1px 
 header .title{display:flex;flex-wrap:wrap;align-items:baseline;gap:8px 18px}
 h1{font-size:18px;margin:0}
 header .pack{color:var(--muted);font-size:12px}
+header details.signature{font-size:11px;color:var(--muted);max-width:980px}header details.signature div{word-break:break-all}
 nav{margin-top:4px}nav a{margin-right:14px;color:var(--accent);text-decoration:none;font-size:13px}
 main{padding:8px 20px 40px;max-width:1280px}
 section{margin-top:18px;border-top:1px solid var(--line);padding-top:6px}

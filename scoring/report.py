@@ -677,11 +677,24 @@ def _metric_lines(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _header(report: Mapping[str, Any]) -> list[str]:
+def short_signature(pack: Mapping[str, Any]) -> str:
+    """The report header's signature: pack name, short hash, the task types whose chains were scored.
+
+    >>> short_signature({"name": "default", "hash": "sha256:a402a6a2e7f0e4774d",
+    ...                  "signature": "harness-normalize:0.1.0|pack:default|unicode:14.0.0|math:[a.v1]->math.v2|hash:a402a6a2e7f0"})
+    'pack default · hash a402a6a2e7f0 · chains scored: math'
+    """
+    chains = [part.split(":", 1)[0] for part in str(pack.get("signature", "")).split("|") if ":[" in part]
+    short = str(pack["hash"]).split(":", 1)[-1][:12]
+    return f"pack {pack.get('name', '?')} · hash {short} · chains scored: {', '.join(chains) or 'none'}"
+
+
+def _header(report: Mapping[str, Any], signature: bool = False) -> list[str]:
     boot = report["bootstrap"]
     agg = report["aggregate"]
     lines = [
-        f"pack: {report['pack']['signature']}",
+        short_signature(report["pack"]),
+        f"signature: {report['pack']['signature']}" if signature else "signature: shown with --signature",
         f"hash: {report['pack']['hash']}",
         f"intervals: {boot['method']} bootstrap, {boot['n_resamples']} resamples, seed {boot['seed']}, "
         f"{boot['confidence']:.0%} confidence",
@@ -691,11 +704,12 @@ def _header(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render_table(report: Mapping[str, Any], *, color: bool = False) -> str:
-    """A plain-text table, one line per group, then per-group status counts and notes."""
+def render_table(report: Mapping[str, Any], *, color: bool = False, signature: bool = False) -> str:
+    """A plain-text table, one line per group, then per-group status counts and notes (the full
+    signature of the chains scored in the header only with ``signature``)."""
     rows = [list(_COLUMNS), *[_cells(g) for g in report["groups"]]]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
-    lines = _header(report)
+    lines = _header(report, signature)
     lines.append("")
     for index, row in enumerate(rows):
         text = "  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row))
@@ -715,9 +729,9 @@ def render_table(report: Mapping[str, Any], *, color: bool = False) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(report: Mapping[str, Any]) -> str:
+def render_markdown(report: Mapping[str, Any], *, signature: bool = False) -> str:
     """A markdown table with the full pack hash in every row."""
-    lines = [f"- {line}" for line in _header(report)]
+    lines = [f"- {line}" for line in _header(report, signature)]
     lines.append("")
     header = [*_COLUMNS, "pack hash"]
     lines.append("| " + " | ".join(header) + " |")
@@ -743,12 +757,12 @@ def render_json(report: Mapping[str, Any]) -> str:
     return json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False)
 
 
-def render(report: Mapping[str, Any], fmt: str, *, color: bool = False) -> str:
-    """Render in ``text`` (= ``table``), ``markdown`` or ``json``."""
+def render(report: Mapping[str, Any], fmt: str, *, color: bool = False, signature: bool = False) -> str:
+    """Render in ``text`` (= ``table``), ``markdown`` or ``json`` (which always holds the signature)."""
     if fmt in ("text", "table"):
-        return render_table(report, color=color)
+        return render_table(report, color=color, signature=signature)
     if fmt == "markdown":
-        return render_markdown(report)
+        return render_markdown(report, signature=signature)
     if fmt == "json":
         return render_json(report)
     raise UsageError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")
