@@ -54,7 +54,7 @@ from scoring._html_cli import (
     write_compare_html,
     write_score_html_from_file,
 )
-from scoring._invalid import all_invalid_reason
+from normalize._invalid import all_invalid_reason
 from scoring._items import Item, item_of, task_label
 from scoring._textsim import TextSettings, paired_text_report
 from scoring.aggregate import AGGREGATES, SampleAggregator, slim

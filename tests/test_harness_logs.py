@@ -202,3 +202,14 @@ def test_every_row_invalid_exits_1_and_says_why_once(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err
     assert err.count("every row is invalid") == 1 and "(5 rows)" in err
     assert main(["score", str(path), "--bootstrap", "10", "--map", "output=prediction,target=gold"]) == 0
+
+
+def test_run_in_which_every_row_is_invalid_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "gsm8k.json"  # an OpenCompass file whose entries lack a prediction
+    path.write_text(json.dumps({str(i): {"origin_prompt": "Q", "gold": "1"} for i in range(3)}), encoding="utf-8")
+    assert main(["run", str(path), "--from", "opencompass"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("every row is invalid") == 1 and "not an OpenCompass prediction (needs prediction)" in err
+    path.write_text(json.dumps({"0": {"origin_prompt": "Q", "gold": "1"}, "1": {"prediction": "1", "gold": "1"}}),
+                    encoding="utf-8")
+    assert main(["run", str(path), "--from", "opencompass"]) == 0  # one row is not invalid: a run, not a failure
