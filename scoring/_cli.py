@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from normalize import Result
+from normalize._invalid import all_invalid_reason
 from normalize.cli import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -54,7 +55,6 @@ from scoring._html_cli import (
     write_compare_html,
     write_score_html_from_file,
 )
-from normalize._invalid import all_invalid_reason
 from scoring._items import Item, item_of, task_label
 from scoring._textsim import TextSettings, paired_text_report
 from scoring.aggregate import AGGREGATES, SampleAggregator, slim
