@@ -626,7 +626,14 @@ def _aggregate_line(report: Mapping[str, Any]) -> str:
     if not agg:
         return ""
     k = f" (k={agg['k']})" if agg.get("k") is not None else ""
-    return f'<div class="small">samples aggregated: {esc(agg["mode"])}{esc(k)}</div>'
+    overall = next((g for g in report.get("groups", ()) if g.get("level") == "overall"), None)
+    samples = overall.get("samples") if overall else None
+    counted = ""
+    if samples:
+        counted = (f'<div class="small samples">samples unparsed: {samples["unparsed"]} of {samples["n"]} '
+                   f'({samples["unparsed_share"]:.3f}); items decided by a single parsed sample: '
+                   f'{samples["items_decided_by_one_parsed_sample"]}</div>')
+    return f'<div class="small">samples aggregated: {esc(agg["mode"])}{esc(k)}</div>{counted}'
 
 
 def _described(config: ScoringConfig) -> str:

@@ -164,3 +164,14 @@ def test_structured_output_counts_malformed_schema_invalid_and_wrong_apart(
                                      "other": 0}
     assert main(["score", str(path), "--bootstrap", "10"]) == 0
     assert "JSON: malformed 2, schema-invalid 2, no JSON 1, parsed but wrong 2, right 1" in capsys.readouterr().out
+
+
+def test_html_summary_shows_the_samples_behind_a_vote(tmp_path: Path) -> None:
+    rows = [{"id": 1, "task": "gsm8k", "sample": i, "output": o, "target": "12"}
+            for i, o in enumerate(("#### 12", "no idea", "hmm"))]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    page = tmp_path / "r.html"
+    assert main(["report", str(path), "-o", str(page), "--aggregate", "vote", "--bootstrap", "10"]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "samples unparsed: 2 of 3 (0.667); items decided by a single parsed sample: 1" in html
