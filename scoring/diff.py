@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from normalize._io import InputRow
 from normalize.engine import Chain, RuleSpec
 from normalize.pack import Pack, ParserSpec, Settings, TaskType
@@ -217,7 +219,10 @@ def apply_differences(old: Pack, new: Pack, chosen: Iterable[Difference]) -> Pac
                 else:
                     dumped[d.param] = d.new
                 model = REGISTRY.parser(parser.name).params_model
-                parser = ParserSpec(parser.name, parser.version, model.model_validate(dumped))
+                try:
+                    parser = ParserSpec(parser.name, parser.version, model.model_validate(dumped))
+                except ValidationError:  # params valid together in the new pack, not in this combination
+                    return None
         task_types[name] = TaskType(base.name, chain, parser)
     for d in picked:
         if d.section == "task_type":
@@ -239,7 +244,10 @@ def apply_differences(old: Pack, new: Pack, chosen: Iterable[Difference]) -> Pac
     settings = old.settings
     changed = {d.key: d.new for d in picked if d.section == "settings"}
     if changed:
-        settings = Settings.model_validate({**settings.model_dump(), **changed})
+        try:
+            settings = Settings.model_validate({**settings.model_dump(), **changed})
+        except ValidationError:
+            return None
     everything = ids == set(range(len(pack_differences(old, new)))) if picked else False
     return dataclasses.replace(old, name=new.name if everything else old.name, settings=settings, tasks=maps["tasks"],
                                task_types=task_types, aliases=maps["aliases"], schemas=maps["schemas"],
