@@ -9,14 +9,13 @@ import sys
 from collections import Counter
 from typing import Any
 
-from normalize._invalid import all_invalid_reason
 from normalize._io import to_input_row
 from normalize._jsonl import decode_line, encode_row
 from normalize.cli import add_format_option, add_pack_option, load_pack_from_args
 from normalize.errors import UsageError
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack
-from normalize.rows import normalize_row
+from normalize.rows import all_invalid_reason, normalize_row
 from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from normalize import Result
-from normalize._invalid import all_invalid_reason
 from normalize.cli import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -35,7 +34,7 @@ from normalize.jsonl import (
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack, canonical_json
 from normalize.row import Row
-from normalize.rows import Normalized, normalize_rows_typed, normalize_typed
+from normalize.rows import Normalized, all_invalid_reason, normalize_rows_typed, normalize_typed
 from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,

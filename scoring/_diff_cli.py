@@ -20,9 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize._io import InputRow, read_jsonl
 from normalize.cli import EXIT_OK, add_format_option
 from normalize.errors import UsageError
+from normalize.jsonl import InputRow, read_jsonl
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import SHIPPED_PREFIX, Pack, default_pack_path, load_pack
 from normalize.stream import write_atomically

@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from normalize._io import InputRow
 from normalize.engine import Chain, RuleSpec
+from normalize.jsonl import InputRow
 from normalize.pack import Pack, ParserSpec, Settings, TaskType
 from normalize.registry import REGISTRY
 from normalize.rows import Normalized, normalize_typed

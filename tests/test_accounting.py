@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from normalize._io import InputRow
+from normalize.jsonl import InputRow
 from normalize.pack import load_pack
 from normalize.rows import normalize_typed
 from scoring._items import item_of

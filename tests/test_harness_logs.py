@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from normalize._io import InputRow
 from normalize.errors import UsageError
 from normalize.harness_logs import map_fields, parse_field_map, read_harness_log
+from normalize.jsonl import InputRow
 from scoring.cli import main
 
 # --------------------------------------------------------------------------- inspect_ai (its own writer)
