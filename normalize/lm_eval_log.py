@@ -30,7 +30,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -263,12 +263,23 @@ def source_input(args: Any, pack: Pack | None = None, path: str | Path | None = 
     if getattr(args, "resume", False):
         raise UsageError(f"--resume needs a JSONL input: convert the {source} logs first with "
                          f"`normalize run --from {source} ... -o rows.jsonl --trace none`")
-    from normalize.harness_logs import map_fields, parse_field_map
+    from normalize.harness_logs import (
+        HARNESS_SOURCES,
+        map_fields,
+        parse_field_map,
+        read_harness_log,
+    )
 
-    rows = map_fields(read_source([given, *more] if path is None else [given], source,
-                                  task=getattr(args, "source_task", None),
-                                  filter_name=getattr(args, "source_filter", None), pack=pack),
-                      parse_field_map(field_map))
+    paths = [given, *more] if path is None else [given]
+    task = getattr(args, "source_task", None)
+    read: Iterable[InputRow]
+    if source in HARNESS_SOURCES:  # streamed into the temporary file, a sample at a time
+        if getattr(args, "source_filter", None) is not None:
+            raise UsageError("--lm-eval-filter only applies with --from lm-eval")
+        read = (row for one in paths for row in read_harness_log(one, source, task=task))
+    else:
+        read = read_source(paths, source, task=task, filter_name=getattr(args, "source_filter", None), pack=pack)
+    rows = map_fields(read, parse_field_map(field_map))
     handle, name = tempfile.mkstemp(prefix=f"{source}-rows-", suffix=".jsonl")
     atexit.register(_remove, name)
     with os.fdopen(handle, "w", encoding="utf-8", errors="surrogatepass") as out:
