@@ -183,3 +183,21 @@ def test_two_versions_of_a_pack_from_git(tmp_path: Path, capsys: pytest.CaptureF
     assert "outside the git repository" in capsys.readouterr().err
     assert main(["diff", "--", "--upload-pack=x:packs/mine.yaml", "shipped:default", str(rows)]) == 2
     assert main(["diff", "nosuchrev:packs/mine.yaml", "shipped:default", str(rows)]) == 2
+
+
+def test_the_diff_is_a_section_of_the_html_report(tmp_path: Path) -> None:
+    from scoring._cli import score_file
+    from scoring._items import item_of
+    from scoring.html_report import ReportRun, render_html
+    from scoring.metrics import MathVerifier
+    from scoring.report import build_report
+
+    old, new = load_pack(), load_pack(_write(tmp_path / "no-think.yaml", NO_THINK))
+    path = _sample_rows(tmp_path, "math.jsonl")
+    doc = diff_packs(old, new, read_jsonl(path), n_resamples=20)
+    with MathVerifier() as verifier:
+        outs, scored = score_file(new, path, verifier=verifier)
+    report = build_report([item_of(s) for s in scored], new, n_resamples=20)
+    html = render_html(new, [ReportRun("new", str(path), outs, scored, report)], diff=doc)
+    assert '<a href="#diff">Pack diff</a>' in html and '<section id="diff">' in html
+    assert "math: remove_think_blocks.v1 removed" in html.split('<section id="diff">', 1)[1]

@@ -213,3 +213,14 @@ def test_run_in_which_every_row_is_invalid_exits_1(tmp_path: Path, capsys: pytes
     path.write_text(json.dumps({"0": {"origin_prompt": "Q", "gold": "1"}, "1": {"prediction": "1", "gold": "1"}}),
                     encoding="utf-8")
     assert main(["run", str(path), "--from", "opencompass"]) == 0  # one row is not invalid: a run, not a failure
+
+
+@pytest.mark.parametrize("suffix", [".eval", ".json"])
+def test_inspect_logs_read_without_inspect_give_the_same_rows(tmp_path: Path, suffix: str) -> None:
+    from normalize import harness_logs
+
+    path = _inspect_log(tmp_path / f"log{suffix}")
+    task, samples = harness_logs._inspect_plain(path)
+    plain = [harness_logs._inspect_row(s, task, None, path) for s in samples]
+    with_inspect = [r.data for r in read_harness_log(path, "inspect")]
+    assert plain == with_inspect
