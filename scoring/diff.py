@@ -58,6 +58,7 @@ FLIPS = ("right→wrong", "wrong→right", "parsed→unparsed", "unparsed→pars
 _EXAMPLES = 3
 _REPLAY_BUDGET = 64
 _MAX_COMBINATION = 3
+_RAW_CHARS = 2000  #: an example keeps at most this much of the raw output
 
 
 # --------------------------------------------------------------------------- differences
@@ -316,6 +317,7 @@ class _Stats:
         self.parsed = [0, 0]
         self.ran = [0, 0]
         self.pairs: list[tuple[float, float]] = []
+        self.clusters: list[str | None] = []
         self.flips = dict.fromkeys(FLIPS, 0)
         self.changed_same_verdict = 0
 
@@ -327,6 +329,7 @@ class _Stats:
                 self.parsed[i] += n.result.status == "ok"
         if _scorable(sa) and _scorable(sb):
             self.pairs.append((sa.value, sb.value))
+            self.clusters.append(b.row.cluster)
 
     def to_json(self, n_resamples: int, seed: int) -> dict[str, Any]:
         def side(i: int) -> dict[str, Any]:
@@ -337,8 +340,9 @@ class _Stats:
         out: dict[str, Any] = {"rows": self.rows, "paired": len(self.pairs), "old": side(0), "new": side(1),
                                "flips": dict(self.flips), "changed_same_verdict": self.changed_same_verdict}
         if self.pairs:
+            clustered = any(c is not None for c in self.clusters)
             r = paired_bootstrap([p[0] for p in self.pairs], [p[1] for p in self.pairs],
-                                 n_resamples=n_resamples, seed=seed)
+                                 n_resamples=n_resamples, seed=seed, clusters=self.clusters if clustered else None)
             out["difference"] = {"diff": r.diff, "low": r.low, "high": r.high, "p_new_le_old": r.p_b_le_a}
         else:
             out["difference"] = None
@@ -467,8 +471,10 @@ def diff_packs(
             if not found:
                 unexplained += 1
                 found = [tuple(candidates)]
+            raw = b.row.output
             example = {"line": row.line, "id": a.row.id, "task": task, "flip": kind,
-                       "old": _label(a, sa), "new": _label(b, sb), "raw": a.row.output}
+                       "old": _label(a, sa), "new": _label(b, sb),
+                       "raw": raw if raw is None or len(raw) <= _RAW_CHARS else raw[:_RAW_CHARS] + "…"}
             for combo in found:
                 key = tuple(d.id for d in combo)
                 entry = causes.setdefault(key, {
@@ -492,8 +498,8 @@ def diff_packs(
         "overall": overall.to_json(n_resamples, seed),
         "tasks": {name: stats.to_json(n_resamples, seed) for name, stats in sorted(tasks.items())},
         "causes": sorted(causes.values(), key=lambda c: (-c["rows"], c["cause"])),
-        "bootstrap": {"method": "paired percentile over rows", "n_resamples": n_resamples, "seed": seed,
-                      "confidence": 0.95},
+        "bootstrap": {"method": "paired percentile over rows (over clusters where rows carry a cluster)",
+                      "n_resamples": n_resamples, "seed": seed, "confidence": 0.95},
         "method": METHOD.format(budget=replay_budget),
     }
 

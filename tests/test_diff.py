@@ -201,3 +201,22 @@ def test_the_diff_is_a_section_of_the_html_report(tmp_path: Path) -> None:
     html = render_html(new, [ReportRun("new", str(path), outs, scored, report)], diff=doc)
     assert '<a href="#diff">Pack diff</a>' in html and '<section id="diff">' in html
     assert "math: remove_think_blocks.v1 removed" in html.split('<section id="diff">', 1)[1]
+
+
+def test_diff_intervals_resample_clusters(tmp_path: Path) -> None:
+    old, new = load_pack(), load_pack(_write(tmp_path / "no-think.yaml", NO_THINK))
+    rows = []
+    for p in range(6):  # six passages of five questions; the odd passages have reasoning blocks that flip
+        for q in range(5):
+            output = f"<think>The answer is {q}.</think>\nSo it is {q + 10}." if p % 2 else f"#### {q + 10}"
+            rows.append({"id": f"{p}-{q}", "task": "gsm8k", "output": output, "target": str(q + 10),
+                         "cluster": f"passage-{p}"})
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    clustered = diff_packs(old, new, read_jsonl(path), n_resamples=2000, seed=3)["overall"]["difference"]
+    for r in rows:
+        del r["cluster"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    plain = diff_packs(old, new, read_jsonl(path), n_resamples=2000, seed=3)["overall"]["difference"]
+    assert clustered["diff"] == plain["diff"] == pytest.approx(-0.5)
+    assert clustered["high"] - clustered["low"] > 1.5 * (plain["high"] - plain["low"])
