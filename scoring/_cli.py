@@ -338,6 +338,15 @@ def per_id_values(scored: Sequence[Scored]) -> dict[str, float]:
     return {key: math.fsum(v) / len(v) for key, v in sums.items()}
 
 
+def per_id_clusters(scored: Sequence[Scored]) -> dict[str, str]:
+    """The ``cluster`` of each ``task/id`` that has one (the first row's): ``compare`` then resamples clusters."""
+    clusters: dict[str, str] = {}
+    for sample in scored:
+        if sample.row.cluster is not None and sample.row.id is not None:
+            clusters.setdefault(_id_key(sample.row), sample.row.cluster)
+    return clusters
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
     pack = load_pack_from_args(args)
@@ -358,7 +367,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     only_b = [key for key in b if key not in a]
     if not shared:
         raise UsageError(f"{args.a} and {args.b} share no scorable ids")
-    result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
+    clusters = per_id_clusters([*scored_a[1], *scored_b[1]])
+    result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed,
+                              clusters=[clusters.get(k) for k in shared] if clusters else None)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
     tests = paired_tests([a[k] for k in shared], [b[k] for k in shared], n_resamples=max(args.bootstrap, 1000) * 10,
@@ -367,8 +378,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps({
             "a": args.a, "b": args.b, "shared": len(shared), "mean_a": mean_a, "mean_b": mean_b,
             "diff": result.diff, "low": result.low, "high": result.high, "p_b_le_a": result.p_b_le_a,
-            "bootstrap": {"method": "paired percentile", "n_resamples": args.bootstrap, "seed": args.seed,
-                          "confidence": 0.95},
+            "bootstrap": {"method": "paired percentile" + (" over clusters" if clusters else ""),
+                          "n_resamples": args.bootstrap, "seed": args.seed, "confidence": 0.95},
             "mcnemar": tests["mcnemar"], "permutation": tests["permutation"], "mdd": tests["mdd"],
             "text_metrics": texts,
             "only_in_a": only_a, "only_in_b": only_b,

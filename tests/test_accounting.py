@@ -175,3 +175,21 @@ def test_html_summary_shows_the_samples_behind_a_vote(tmp_path: Path) -> None:
     assert main(["report", str(path), "-o", str(page), "--aggregate", "vote", "--bootstrap", "10"]) == 0
     html = page.read_text(encoding="utf-8")
     assert "samples unparsed: 2 of 3 (0.667); items decided by a single parsed sample: 1" in html
+
+
+def test_compare_resamples_clusters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def write(name: str, right: set[int], cluster: bool) -> Path:
+        rows = [{"id": f"{p}-{q}", "task": "gsm8k", "output": "#### 1" if p in right else "#### 0", "target": "1"}
+                | ({"cluster": f"passage-{p}"} if cluster else {}) for p in range(8) for q in range(5)]
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        return path
+
+    widths = {}
+    for cluster in (True, False):
+        a, b = write(f"a{cluster}.jsonl", {0, 1}, cluster), write(f"b{cluster}.jsonl", {0, 1, 2, 3, 4}, cluster)
+        assert main(["compare", str(a), str(b), "--format", "json", "--bootstrap", "2000"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        widths[cluster] = doc["high"] - doc["low"]
+        assert doc["bootstrap"]["method"] == "paired percentile" + (" over clusters" if cluster else "")
+    assert widths[True] > 1.5 * widths[False]
