@@ -15,7 +15,7 @@ from normalize.cli import add_format_option, add_pack_option, load_pack_from_arg
 from normalize.errors import UsageError
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack
-from normalize.rows import normalize_row
+from normalize.rows import all_invalid_reason, normalize_row
 from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,
@@ -87,14 +87,21 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(stopped_message(output, done), file=sys.stderr)
             return EXIT_INTERRUPTED
         output.commit()
+    code = 0
+    if done.rows and statuses.get("invalid") == done.rows:  # every row invalid: a failed run, said once
+        invalid = all_invalid_reason(args.input, pack)
+        if invalid is not None:
+            code = 1
+            print(f"normalize: every row is invalid ({invalid[2]}); the commonest reason ({invalid[1]} rows): "
+                  f"{invalid[0]}", file=sys.stderr)
     if args.format == "json":
         document = {"rows": done.rows, "statuses": dict(sorted(statuses.items())),
                     "pack": {"signature": pack.signature, "hash": pack.hash}}
         print(json.dumps(document, ensure_ascii=False), file=sys.stderr)
-        return 0
+        return code
     summary = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
     print(f"{done.rows} rows ({summary}) | {pack.signature}", file=sys.stderr)
-    return 0
+    return code
 
 
 def run_chunk(pack: Pack, trace: str, chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[str]]:

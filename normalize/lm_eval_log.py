@@ -30,7 +30,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +38,9 @@ from normalize._io import InputRow, parse_lines
 from normalize.errors import UsageError
 from normalize.pack import Pack
 
-#: Source formats the run/score/audit/compare commands read.
-SOURCES = ("jsonl", "lm-eval")
+#: Source formats the run/score/audit/compare commands read (other harnesses' logs:
+#: :mod:`normalize.harness_logs`).
+SOURCES = ("jsonl", "lm-eval", "inspect", "lighteval", "opencompass", "evalscope")
 
 _FILTER_FORMAT = "harness-normalize/lm-eval-filter/1"
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
@@ -185,6 +186,8 @@ def _rows_of(data: dict[str, Any], line: InputRow, where: str, path: Path, lm_ta
         row["output"] = text if text is None or isinstance(text, str) else json.dumps(text, ensure_ascii=False)
         if data.get("target") is not None:
             row["target"] = _as_target(data["target"], _kind(pack, name))
+        if payload and payload.get("options") is not None:  # the option domain harness-normalize's filter saw
+            row["options"] = payload["options"]
         if len(texts) > 1:
             row["sample"] = k
         row["lm_eval"] = {"task": lm_task, "filter": data.get("filter"), "file": path.name, "line": line.line,
@@ -207,6 +210,13 @@ def read_source(path: str | Path | Sequence[str | Path], source: str = "jsonl", 
         return read_jsonl(path)
     if source == "lm-eval":
         return read_lm_eval_samples(path, task=task, filter_name=filter_name, pack=pack)
+    if source in SOURCES:
+        from normalize.harness_logs import read_harness_log
+
+        if filter_name is not None:
+            raise UsageError("--lm-eval-filter only applies with --from lm-eval")
+        paths = [path] if isinstance(path, (str, Path)) else list(path)
+        return [row for one in paths for row in read_harness_log(one, source, task=task)]
     raise UsageError(f"--from must be one of {', '.join(SOURCES)}, got {source!r}")
 
 
@@ -218,7 +228,12 @@ def add_source_options(parser: Any, *, more_inputs: bool = True) -> None:
                             help="with --from lm-eval: more samples files (a shell glob may name several)")
     parser.add_argument("--from", dest="source", choices=SOURCES, default="jsonl",
                         help="input format: rows (jsonl, default) or lm-eval --log_samples files (lm-eval: a "
-                             "file, a directory or a quoted glob such as 'out/*/samples_*.jsonl')")
+                             "file, a directory or a quoted glob such as 'out/*/samples_*.jsonl'); inspect_ai "
+                             "logs (inspect), lighteval details parquet (lighteval), OpenCompass predictions "
+                             "(opencompass), evalscope reviews (evalscope): a file or a folder")
+    parser.add_argument("--map", dest="field_map", default=None, metavar="DEST=SRC,...",
+                        help="rename input fields, e.g. --map output=prediction,target=gold (SRC may be a "
+                             "dotted path such as doc.answer)")
     parser.add_argument("--task", dest="source_task", default=None, metavar="NAME",
                         help="with --from lm-eval: the pack task of every row (default: the task recorded by "
                              "harness-normalize's filter, else lm-eval's task name)")
@@ -237,23 +252,40 @@ def source_input(args: Any, pack: Pack | None = None, path: str | Path | None = 
     given = str(args.input if path is None else path)
     more = list(getattr(args, "more_inputs", None) or [])
     source = getattr(args, "source", "jsonl")
+    field_map = getattr(args, "field_map", None)
     if source == "jsonl":
         if more:
             raise UsageError(f"one input file, got {1 + len(more)}; several files only with --from lm-eval")
         if getattr(args, "source_task", None) is not None or getattr(args, "source_filter", None) is not None:
-            raise UsageError("--task and --lm-eval-filter only apply with --from lm-eval")
-        return given
+            raise UsageError("--task and --lm-eval-filter only apply with --from lm-eval (--task: with any --from)")
+        if field_map is None:
+            return given
     if getattr(args, "resume", False):
-        raise UsageError("--resume needs a JSONL input: convert the lm-eval logs first with "
-                         "`normalize run --from lm-eval ... -o rows.jsonl --trace none`")
-    rows = read_source([given, *more] if path is None else [given], source,
-                       task=getattr(args, "source_task", None), filter_name=getattr(args, "source_filter", None),
-                       pack=pack)
-    handle, name = tempfile.mkstemp(prefix="lm-eval-rows-", suffix=".jsonl")
+        raise UsageError(f"--resume needs a JSONL input: convert the {source} logs first with "
+                         f"`normalize run --from {source} ... -o rows.jsonl --trace none`")
+    from normalize.harness_logs import (
+        HARNESS_SOURCES,
+        map_fields,
+        parse_field_map,
+        read_harness_log,
+    )
+
+    paths = [given, *more] if path is None else [given]
+    task = getattr(args, "source_task", None)
+    read: Iterable[InputRow]
+    if source in HARNESS_SOURCES:  # streamed into the temporary file, a sample at a time
+        if getattr(args, "source_filter", None) is not None:
+            raise UsageError("--lm-eval-filter only applies with --from lm-eval")
+        read = (row for one in paths for row in read_harness_log(one, source, task=task))
+    else:
+        read = read_source(paths, source, task=task, filter_name=getattr(args, "source_filter", None), pack=pack)
+    rows = map_fields(read, parse_field_map(field_map))
+    handle, name = tempfile.mkstemp(prefix=f"{source}-rows-", suffix=".jsonl")
     atexit.register(_remove, name)
     with os.fdopen(handle, "w", encoding="utf-8", errors="surrogatepass") as out:
         for row in rows:
-            data = row.data if row.data is not None else {"lm_eval_error": row.error, "raw_line": row.raw_line}
+            data = row.data if row.data is not None else {f"{source.replace('-', '_')}_error": row.error,
+                                                          "raw_line": row.raw_line}
             out.write(json.dumps(data, ensure_ascii=False, allow_nan=False, default=str) + "\n")
     return name
 

@@ -7,6 +7,7 @@ reader of a row's option domain.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 from collections.abc import Mapping
@@ -97,13 +98,15 @@ class Row:
     model_b: str | None = None
     model: str | None = None
     lang: str | None = None
+    #: Items sharing a passage or source (the bootstrap resamples clusters); a label, so ``3`` reads ``"3"``.
+    cluster: str | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], line: int = 0) -> Row:
         """A row from any JSON object, never raising: unusable fields read as absent.
 
         >>> Row.from_mapping({"task": "", "options": 4.5, "run": 2, "model_a": ""})
-        Row(task=None, output=None, options=None, id=None, target=None, aliases=None, line=0, task_type=None, run='2', turn=None, model_a=None, model_b=None, model=None, lang=None)
+        Row(task=None, output=None, options=None, id=None, target=None, aliases=None, line=0, task_type=None, run='2', turn=None, model_a=None, model_b=None, model=None, lang=None, cluster=None)
         """
         task, output = data.get("task"), data.get("output")
         try:
@@ -158,7 +161,12 @@ def _plain_fields(data: Mapping[str, Any]) -> dict[str, Any]:
         "turn": data.get("turn"),
         **{name: _name(data.get(name)) for name in ("model_a", "model_b", "model")},
         "lang": read_lang(data.get("lang")),
+        "cluster": None if data.get("cluster") is None else _label(data["cluster"]),
     }
+
+
+def _label(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
 def read_lang(value: Any) -> str | None:

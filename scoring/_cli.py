@@ -34,7 +34,7 @@ from normalize.jsonl import (
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack, canonical_json
 from normalize.row import Row
-from normalize.rows import Normalized, normalize_rows_typed, normalize_typed
+from normalize.rows import Normalized, all_invalid_reason, normalize_rows_typed, normalize_typed
 from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,
@@ -47,6 +47,7 @@ from normalize.stream import (
     stopped_message,
     write_atomically,
 )
+from scoring._audit_order import FLIPPED, RANK, WEAK, audit_flags
 from scoring._html_cli import (
     add_html_options,
     check_html_options,
@@ -94,6 +95,8 @@ def register(sub: Any) -> None:
     score.add_argument("--cv-threshold", type=float, default=DEFAULT_CV_THRESHOLD, metavar="CV",
                        help=f"the coefficient of variation that is flagged (default {DEFAULT_CV_THRESHOLD})")
     score.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    score.add_argument("--signature", action="store_true",
+                       help="print the full signature of the chains scored in the header (always in --format json)")
     add_stream_options(score)
     score.add_argument("--html", metavar="OUT.html",
                        help="also write the self-contained HTML report to this file (reads the input again)")
@@ -210,7 +213,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     report_stream = sys.stderr if args.output == "-" else sys.stdout
     if args.report:
         write_atomically(args.report, json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
-    print(render(report, args.format, color=use_color(report_stream)), file=report_stream)
+    print(render(report, args.format, color=use_color(report_stream), signature=args.signature), file=report_stream)
+    if (invalid := all_invalid_reason(args.input, pack)) is not None:
+        print(f"normalize: every row is invalid ({invalid[2]}); the commonest reason ({invalid[1]} rows): "
+              f"{invalid[0]}", file=sys.stderr)
+        return EXIT_FINDINGS
     if args.fail_on_variance and report["flagged"]:
         return EXIT_FINDINGS
     return EXIT_OK
@@ -331,6 +338,15 @@ def per_id_values(scored: Sequence[Scored]) -> dict[str, float]:
     return {key: math.fsum(v) / len(v) for key, v in sums.items()}
 
 
+def per_id_clusters(scored: Sequence[Scored]) -> dict[str, str]:
+    """The ``cluster`` of each ``task/id`` that has one (the first row's): ``compare`` then resamples clusters."""
+    clusters: dict[str, str] = {}
+    for sample in scored:
+        if sample.row.cluster is not None and sample.row.id is not None:
+            clusters.setdefault(_id_key(sample.row), sample.row.cluster)
+    return clusters
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     _check_bootstrap(args)
     pack = load_pack_from_args(args)
@@ -351,7 +367,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     only_b = [key for key in b if key not in a]
     if not shared:
         raise UsageError(f"{args.a} and {args.b} share no scorable ids")
-    result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed)
+    clusters = per_id_clusters([*scored_a[1], *scored_b[1]])
+    result = paired_bootstrap([a[k] for k in shared], [b[k] for k in shared], n_resamples=args.bootstrap, seed=args.seed,
+                              clusters=[clusters.get(k) for k in shared] if clusters else None)
     mean_a = math.fsum(a[k] for k in shared) / len(shared)
     mean_b = math.fsum(b[k] for k in shared) / len(shared)
     tests = paired_tests([a[k] for k in shared], [b[k] for k in shared], n_resamples=max(args.bootstrap, 1000) * 10,
@@ -360,8 +378,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps({
             "a": args.a, "b": args.b, "shared": len(shared), "mean_a": mean_a, "mean_b": mean_b,
             "diff": result.diff, "low": result.low, "high": result.high, "p_b_le_a": result.p_b_le_a,
-            "bootstrap": {"method": "paired percentile", "n_resamples": args.bootstrap, "seed": args.seed,
-                          "confidence": 0.95},
+            "bootstrap": {"method": "paired percentile" + (" over clusters" if clusters else ""),
+                          "n_resamples": args.bootstrap, "seed": args.seed, "confidence": 0.95},
             "mcnemar": tests["mcnemar"], "permutation": tests["permutation"], "mdd": tests["mdd"],
             "text_metrics": texts,
             "only_in_a": only_a, "only_in_b": only_b,
@@ -493,29 +511,34 @@ def cmd_audit(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     typed = list(normalize_rows_typed(pack, read_jsonl(source_input(args, pack)), progress=False))
     changed = [i for i, n in enumerate(typed) if n.result is not None and n.result.trace]
-    chosen = sorted(random.Random(args.seed).sample(changed, min(args.n, len(changed))))
-    # a changed row has a result (its trace): the test only narrows the type
-    shown = [(n.row, n.result) for n in (typed[i] for i in chosen) if n.result is not None]
+    flags, chosen = audit_choice(pack, typed, changed, args.n, args.seed)
+    # a changed or flagged row has a result: the test only narrows the type
+    shown = [(typed[i].row, result, flags[i]) for i in chosen if (result := typed[i].result) is not None]
     cvs = run_cvs(pack, typed) if any(n.row.run is not None for n in typed) else None
     signature = pack.signature_for({n.row.task_type for n in typed if n.row.task_type})
     if args.format == "json":
         print(json.dumps({
             "rows": len(typed), "changed": len(changed), "seed": args.seed,
+            "flipped": flags.count(FLIPPED), "weak_tier": flags.count(WEAK),
             "shown": [{
                 "line": row.line, "id": row.id, "task": task_label(row), "status": result.status,
                 "answer": result.answer, "rules": _rules(result), "raw": row.output, "normalized": result.text,
-            } for row, result in shown],
+                "first_because": flag or None,
+            } for row, result, flag in shown],
             "run_cv": cvs,
             "pack": {"signature": signature, "hash": pack.hash},
         }, ensure_ascii=False, indent=2, default=str))
         return EXIT_OK
     color = use_color()
-    print(f"{len(changed)} of {len(typed)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed})")
-    for row, result in shown:
+    print(f"{len(changed)} of {len(typed)} rows were changed by the rules; showing {len(chosen)} (seed {args.seed}): "
+          f"first the {flags.count(FLIPPED)} where normalization flipped the verdict, then the "
+          f"{flags.count(WEAK)} parsed by a weak tier (last number), then a sample of the rest")
+    for row, result, flag in shown:
         raw, normalized = row.output, result.text
         print()
         print(f"line {row.line}  id {row.id!r}  task {task_label(row)}  status {result.status}  "
-              f"answer {json.dumps(result.answer, ensure_ascii=False, default=str)}")
+              f"answer {json.dumps(result.answer, ensure_ascii=False, default=str)}"
+              + (f"  [{flag}]" if flag else ""))
         print(f"  rules: {', '.join(_rules(result))}")
         print("  raw:")
         print(_indent(str(raw)))
@@ -535,6 +558,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
     print(f"pack: {signature}")
     print(f"hash: {pack.hash}")
     return EXIT_OK
+
+
+def audit_choice(pack: Pack, typed: Sequence[Normalized], changed: Sequence[int], n: int,
+                 seed: int) -> tuple[list[str], list[int]]:
+    """Each row's audit flag, and the rows to show in order: those where normalization flipped the
+    verdict, then those parsed by a weak tier (file order), then a seeded sample of the other
+    changed rows, ``n`` in all."""
+    check_scoring(pack)
+    with MathVerifier() as verifier:
+        scored = [Scored(t.row, t.result, score_result(pack, t.row, t.result, verifier=verifier)) for t in typed]
+        flags = audit_flags(pack, scored, verifier=verifier)
+    first = sorted((i for i, f in enumerate(flags) if f), key=lambda i: (RANK[flags[i]], i))[:n]
+    taken = set(first)
+    rest = [i for i in changed if i not in taken]
+    return flags, first + sorted(random.Random(seed).sample(rest, min(n - len(first), len(rest))))
 
 
 def run_cvs(pack: Pack, rows: Sequence[Normalized]) -> dict[str, Any]:

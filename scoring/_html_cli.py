@@ -40,6 +40,7 @@ def add_html_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--title", default=None, help="the page title (default: the run labels)")
 
 
+
 def register(sub: Any) -> None:
     report = sub.add_parser("report", help="write one self-contained HTML report (charts, rule effects, audit)")
     add_pack_option(report)
@@ -57,6 +58,8 @@ def register(sub: Any) -> None:
     report.add_argument("--cv-threshold", type=float, default=DEFAULT_CV_THRESHOLD, metavar="CV",
                         help=f"the run-to-run coefficient of variation that is flagged (default {DEFAULT_CV_THRESHOLD})")
     add_html_options(report)
+    report.add_argument("--no-progress", action="store_true",
+                        help="never show a progress bar (one is shown on a terminal for long inputs)")
     add_format_option(report, help_json="what was written, with each run's overall figures")
     report.set_defaults(func=cmd_report)
 
@@ -106,7 +109,14 @@ def make_run(
     if args.rule_effect_rows != 0:
         effects = rule_effects(pack, scored, verifier=verifier,
                                max_rows=args.rule_effect_rows, seed=args.audit_seed)
-    return ReportRun(label, source, outs, scored, report, effects)
+    from scoring._audit_order import audit_flags
+
+    return ReportRun(label, source, outs, scored, report, effects, audit_flags(pack, scored, verifier=verifier))
+
+
+def _progress(args: argparse.Namespace) -> bool | None:
+    """False with --no-progress; else None: a bar only on a terminal, for long inputs."""
+    return False if getattr(args, "no_progress", False) else None
 
 
 def _settings(args: argparse.Namespace) -> dict[str, str]:
@@ -135,12 +145,15 @@ def write_score_html_from_file(
     from scoring._cli import score_file
 
     with MathVerifier() as verifier:
-        outs, scored = score_file(pack, source, verifier=verifier)
+        outs, scored = score_file(pack, source, progress=_progress(args), verifier=verifier)
         effects = None
         if args.rule_effect_rows != 0:
             effects = rule_effects(pack, scored, verifier=verifier,
                                    max_rows=args.rule_effect_rows, seed=args.audit_seed)
-    run = ReportRun(Path(source).name, source, outs, scored, report, effects)
+        from scoring._audit_order import audit_flags
+
+        flags = audit_flags(pack, scored, verifier=verifier)
+    run = ReportRun(Path(source).name, source, outs, scored, report, effects, flags)
     write_html(path, render_html(pack, [run], audit_rows=args.audit_rows, audit_seed=args.audit_seed,
                                  page_size=args.page_size, settings=_settings(args), title=args.title))
 
@@ -183,7 +196,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     runs: list[ReportRun] = []
     with MathVerifier() as verifier:
         for label, source in zip(labels, args.inputs, strict=True):
-            outs, scored = score_file(pack, source, progress=False, verifier=verifier)
+            outs, scored = score_file(pack, source, progress=_progress(args), verifier=verifier)
             runs.append(make_run(pack, label, source, outs, scored, args, verifier))
     comparison = None
     if len(runs) == 2:

@@ -22,9 +22,19 @@ __all__ = ["KNOWN_KEYS", "extra_rows", "extra_section", "extra_signatures"]
 KNOWN_KEYS: Final = frozenset({
     "level", "name", "task_types", "metrics", "n", "n_samples", "statuses", "no_target", "bad_target", "scorable",
     "parsed", "parse_rate", "a_valid", "a_strict", "ties", "chance", "chance_adjusted", "random_fallback",
-    "chance_note", "runs", "pack_signature", "pack_hash",
+    "chance_note", "runs", "pack_signature", "pack_hash", "samples", "clusters", "structured",
 })
 _MAX_DEPTH: Final = 6
+_OTHER_HELP: Final = "a further block of the report, as its JSON holds it"
+#: What each section of "Other metrics" holds (shown above its table).
+SECTION_HELP: Final = {
+    "mdd": "minimum detectable difference: the smallest accuracy difference this many items would detect "
+           "(two-sided 5 %, 80 % power); compare it with the differences you report",
+    "text_metrics": "corpus-level text similarity of the parsed answers to the references (BLEU, chrF, ROUGE, "
+                    "…), each with its sacrebleu-style signature",
+    "ranking": "ranking metrics of ranking rows (NDCG, MRR, recall@k, …), averaged over rows",
+    "pairwise": "judge verdicts: win rates and Bradley–Terry ratings of the compared models, position bias",
+}
 
 
 def _number(value: Any) -> bool:
@@ -129,9 +139,15 @@ def extra_section(runs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> st
     per_run = [(label, extra_rows(groups)) for label, groups in runs]
     if not any(rows for _, rows in per_run):
         return ""
-    out = ['<section id="other"><h2>Other metrics</h2><p class="lede">Further figures of the report (text '
-           "similarity, ranking, pairwise and other metrics), each with its bootstrap interval where the report "
-           "gives one, drawn on the scale of that metric across groups.</p>"]
+    present = sorted({row["section"] for _, rows in per_run for row in rows})
+    out = ['<section id="other"><h2>Other metrics</h2><p class="lede">The figures of the report that the '
+           "accuracy and parse-rate charts above do not show, one row per figure: the <b>group</b> (task, task type "
+           "or overall), the report <b>section</b> it comes from, the <b>metric</b> (its path inside the section), "
+           "its <b>value</b> with the bootstrap interval where the report gives one, and a small bar on the "
+           "<b>scale</b> shared by that metric across groups (0–1 when the values fit).</p>",
+           '<dl class="other-sections">',
+           *(f"<dt>{esc(name)}</dt><dd>{esc(SECTION_HELP.get(name, _OTHER_HELP))}</dd>" for name in present),
+           "</dl>"]
     for label, rows in per_run:
         if not rows:
             continue

@@ -33,6 +33,12 @@ class Item:
     run: str | None = None
     id: str | None = None
     n_samples: int = 1
+    #: With --aggregate: how many of the item's samples were parsed (None: a row, not an aggregate).
+    n_parsed: int | None = None
+    #: The row's ``cluster`` (items sharing a passage or source): the bootstrap resamples clusters.
+    cluster: str | None = None
+    #: A structured_json row that gave no answer: ``malformed`` JSON, ``schema_invalid`` JSON or ``no_json``.
+    json_failure: str | None = None
     tied: bool = False
     #: For corpus-level text metrics: the hypothesis ("" when unparsed), references, settings.
     hypothesis: str | None = None
@@ -120,6 +126,8 @@ def item_of(scored: Scored) -> Item:
         found_by=found_by(scored.result),
         correct=score.correct,
         alternatives=score.alternatives if score.outcome == SCORED else None,
+        cluster=row.cluster,
+        json_failure=json_failure(scored.result) if row.task_type == "structured_json" else None,
     )
 
 
@@ -127,3 +135,24 @@ def found_by(result: Result | None) -> str | None:
     """How the chain found the answer statement (``extra.found_by`` of the result), or None."""
     method = None if result is None else result.extra.get("found_by")
     return method if isinstance(method, str) else None
+
+
+def json_failure(result: Result | None) -> str | None:
+    """Why a structured-output row gave no answer: ``schema_invalid`` (the JSON parsed but its
+    JSON Schema refused it), ``no_json`` (no JSON in the output) or ``malformed`` (JSON that
+    does not parse, or that breaks the parser's limits); None when it was parsed.
+
+    >>> from normalize.pack import load_pack
+    >>> schema = {"properties": {"age": {"type": "integer"}}}
+    >>> [json_failure(load_pack().run(t, "structured_json", schema=schema)) for t in ('{"age": 1}', '{"age": "x"}',
+    ...  '{age: 1', 'none')]
+    [None, 'schema_invalid', 'malformed', 'no_json']
+    """
+    if result is None or result.status == st.OK:
+        return None
+    reason = result.reason or ""
+    if reason.startswith(("align_json_schema", "row schema:")):
+        return "schema_invalid"
+    if result.status == st.NO_ANSWER:
+        return "no_json"
+    return "malformed"

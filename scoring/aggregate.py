@@ -165,6 +165,8 @@ def _item(samples: Sequence[Scored], status: Status, outcome: Outcome, value: fl
         run=first.run,
         id=None if first.id is None else str(first.id),
         n_samples=len(samples),
+        n_parsed=sum(1 for sample in samples if sample.status == st.OK),
+        cluster=first.cluster,
         tied=tied,
     )
 

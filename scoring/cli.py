@@ -14,13 +14,13 @@ from normalize import cli as _normalize_cli
 from normalize.cli import Register
 from normalize.cli import build_parser as _build_parser
 from scoring import _cli as _score_cli
-from scoring import _html_cli
+from scoring import _diff_cli, _html_cli
 from scoring.lm import _cli as _lm_cli
 
 
 def commands() -> tuple[Register, ...]:
     """Every subcommand of ``normalize``, in help order."""
-    return (*_normalize_cli.commands(), _score_cli.register, _html_cli.register, _lm_cli.register)
+    return (*_normalize_cli.commands(), _score_cli.register, _diff_cli.register, _html_cli.register, _lm_cli.register)
 
 
 def build_parser() -> argparse.ArgumentParser:

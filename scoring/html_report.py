@@ -68,6 +68,8 @@ class ReportRun:
     scored: Sequence[Scored]
     report: Mapping[str, Any]
     rule_effects: Mapping[str, Any] | None = None
+    #: Per row, why the audit shows it first (:func:`scoring._audit_order.audit_flags`); "" for the rest.
+    audit_flags: Sequence[str] | None = None
 
     @property
     def scores(self) -> list[Score]:
@@ -204,10 +206,10 @@ def _verdict(score: Score) -> str:
 #: Columns of one embedded audit row (the JSON holds arrays in this order); ``row`` numbers the
 #: run's rows from 1, in input order.
 AUDIT_FIELDS: Final = ("run", "row", "id", "task", "type", "status", "verdict", "answer", "target", "rules",
-                       "reason", "raw", "normalized", "score")
+                       "reason", "raw", "normalized", "score", "first")
 
 
-def _record(run: str, position: int, row: Mapping[str, Any], score: Score) -> list[Any]:
+def _record(run: str, position: int, row: Mapping[str, Any], score: Score, flag: str = "") -> list[Any]:
     raw = row.get("output")
     normalized = row.get("normalized")
     raw_text = raw if isinstance(raw, str) else ("" if raw is None else json.dumps(raw, default=str))
@@ -222,19 +224,34 @@ def _record(run: str, position: int, row: Mapping[str, Any], score: Score) -> li
         run, position + 1, _json_text(row.get("id")), str(row.get("task") or "(invalid row)"),
         str(row.get("task_type") or ""), str(row.get("status")), _verdict(score), _json_text(row.get("answer")),
         _json_text(row.get("target")), rules, str(row.get("reason") or ""), left, right,
-        round(score.value, 4) if score.outcome == "scored" else None,
+        round(score.value, 4) if score.outcome == "scored" else None, flag,
     ]
 
 
+def _flag(run: ReportRun, position: int) -> str:
+    return run.audit_flags[position] if run.audit_flags is not None else ""
+
+
 def _choose(runs: Sequence[ReportRun], cap: int, seed: int) -> tuple[list[tuple[int, int]], bool]:
-    """(run index, row position) pairs to embed, in file order; True when it is a sample."""
+    """(run index, row position) pairs to embed: first the rows an audit shows first (normalization
+    flipped the verdict, then a weak tier), then the rest in file order; True when it is a sample
+    (flagged rows are taken before the stratified sample of the others)."""
+    from scoring._audit_order import RANK
+
+    def order(pair: tuple[int, int]) -> tuple[int, int, int]:
+        return RANK.get(_flag(runs[pair[0]], pair[1]), 2), pair[0], pair[1]
+
     total = sum(len(run.rows) for run in runs)
     if total <= cap:
-        return [(r, p) for r, run in enumerate(runs) for p in range(len(run.rows))], False
+        return sorted(((r, p) for r, run in enumerate(runs) for p in range(len(run.rows))), key=order), False
+    flagged = sorted(((r, p) for r, run in enumerate(runs) for p in range(len(run.rows)) if _flag(run, p)),
+                     key=order)[:cap]
+    taken = set(flagged)
     strata: dict[tuple[int, str, str], list[int]] = {}
     for r, run in enumerate(runs):
         for p, row in enumerate(run.rows):
-            strata.setdefault((r, str(row.get("task")), str(row.get("status"))), []).append(p)
+            if (r, p) not in taken:
+                strata.setdefault((r, str(row.get("task")), str(row.get("status"))), []).append(p)
     rng = random.Random(seed)
     queues = []
     for key in sorted(strata):
@@ -243,13 +260,15 @@ def _choose(runs: Sequence[ReportRun], cap: int, seed: int) -> tuple[list[tuple[
         queues.append((key[0], members))
     chosen: list[tuple[int, int]] = []
     depth = 0
-    while len(chosen) < cap:
+    room = cap - len(flagged)
+    deepest = max((len(members) for _, members in queues), default=0)
+    while len(chosen) < room and depth < deepest:
         for r, members in queues:
-            if depth < len(members) and len(chosen) < cap:
+            if depth < len(members) and len(chosen) < room:
                 chosen.append((r, members[depth]))
         depth += 1
     chosen.sort()
-    return chosen, True
+    return flagged + chosen, True
 
 
 def audit_records(runs: Sequence[ReportRun], *, cap: int = DEFAULT_AUDIT_ROWS, seed: int = 0) -> dict[str, Any]:
@@ -257,7 +276,8 @@ def audit_records(runs: Sequence[ReportRun], *, cap: int = DEFAULT_AUDIT_ROWS, s
     if cap < 0:
         raise ValueError(f"the audit row cap must be non-negative, got {cap}")
     chosen, sampled = _choose(runs, cap, seed)
-    records = [_record(runs[r].label, p, runs[r].rows[p], runs[r].scored[p].score) for r, p in chosen]
+    records = [_record(runs[r].label, p, runs[r].rows[p], runs[r].scored[p].score, _flag(runs[r], p))
+               for r, p in chosen]
     total = sum(len(run.rows) for run in runs)
     if sampled:
         note = (f"{len(records)} of {total} rows embedded: a seeded sample (seed {seed}) drawn round-robin across "
@@ -265,6 +285,9 @@ def audit_records(runs: Sequence[ReportRun], *, cap: int = DEFAULT_AUDIT_ROWS, s
                 "embedded rows, the charts above to all rows.")
     else:
         note = f"all {total} rows embedded."
+    if any(run.audit_flags for run in runs):
+        note += (" Shown first: the rows where normalization flipped the verdict (the verdict on the raw output "
+                 "with no rules differs), then those parsed by a weak tier (the last number), then the rest.")
     return {"fields": list(AUDIT_FIELDS), "rows": records, "total": total, "sampled": sampled, "note": note}
 
 
@@ -296,8 +319,22 @@ def _bar_group(group: Mapping[str, Any]) -> BarGroup:
 
 
 def _stamp(pack: Pack) -> str:
-    return (f'<p class="stamp">pack <code>{esc(pack.name)}</code> · hash <code class="hash">{esc(pack.hash)}</code>'
-            f'<br><span class="sig">{esc(pack.signature)}</span></p>')
+    """What ends each section: the pack and its hash, which pin every number in it (the signature
+    is once in the header, on demand)."""
+    return f'<p class="stamp">pack <code>{esc(pack.name)}</code> · hash <code class="hash">{esc(pack.hash)}</code></p>'
+
+
+def _signature_header(pack: Pack, runs: Sequence[ReportRun]) -> str:
+    """The header's short signature (pack name, short hash, the task types whose chains were scored)
+    and, in a ``<details>``, the signature of those chains, the pack's full signature and its hash."""
+    kinds = sorted({sample.row.task_type for run in runs for sample in run.scored if sample.row.task_type})
+    scored = pack.signature_for(kinds)
+    return (f'<span class="pack">pack <b>{esc(pack.name)}</b> · hash <code class="hash">{esc(pack.short_hash)}</code>'
+            f' · chains scored: {esc(", ".join(kinds) or "none")}</span>'
+            '<details class="signature"><summary>signature</summary>'
+            f'<div>chains scored: <code class="sig">{esc(scored)}</code></div>'
+            f'<div>whole pack: <code class="sig">{esc(pack.signature)}</code></div>'
+            f'<div>hash: <code class="hash">{esc(pack.hash)}</code></div></details>')
 
 
 def _numbers_table(groups: Sequence[Mapping[str, Any]], run: str) -> str:
@@ -589,7 +626,14 @@ def _aggregate_line(report: Mapping[str, Any]) -> str:
     if not agg:
         return ""
     k = f" (k={agg['k']})" if agg.get("k") is not None else ""
-    return f'<div class="small">samples aggregated: {esc(agg["mode"])}{esc(k)}</div>'
+    overall = next((g for g in report.get("groups", ()) if g.get("level") == "overall"), None)
+    samples = overall.get("samples") if overall else None
+    counted = ""
+    if samples:
+        counted = (f'<div class="small samples">samples unparsed: {samples["unparsed"]} of {samples["n"]} '
+                   f'({samples["unparsed_share"]:.3f}); items decided by a single parsed sample: '
+                   f'{samples["items_decided_by_one_parsed_sample"]}</div>')
+    return f'<div class="small">samples aggregated: {esc(agg["mode"])}{esc(k)}</div>{counted}'
 
 
 def _described(config: ScoringConfig) -> str:
@@ -644,8 +688,10 @@ def render_html(
     page_size: int = DEFAULT_PAGE_SIZE,
     settings: Mapping[str, Any] | None = None,
     title: str | None = None,
+    diff: Mapping[str, Any] | None = None,
 ) -> str:
-    """The whole page as one string; ``runs`` holds one run, or two (A then B) with ``comparison``."""
+    """The whole page as one string; ``runs`` holds one run, or two (A then B) with ``comparison``;
+    ``diff``: a :func:`scoring.diff.diff_packs` document, shown as its own section."""
     if not runs or len(runs) > 2:
         raise ValueError(f"an HTML report shows one or two runs, got {len(runs)}")
     if page_size < 1:
@@ -660,11 +706,13 @@ def render_html(
         nav.append(("other", "Other metrics"))
     if comparison is not None:
         nav.append(("compare", "Comparison"))
+    if diff is not None:
+        nav.append(("diff", "Pack diff"))
     nav += [("rules", "Rules"), ("audit", "Audit"), ("settings", "Settings")]
     stamp = _stamp(pack)
     body = [
         '<header class="top"><div class="title"><h1>' + esc(heading) + "</h1>",
-        f'<span class="pack">pack <b>{esc(pack.name)}</b> · <code class="hash">{esc(pack.hash)}</code></span></div>',
+        _signature_header(pack, runs) + "</div>",
         "<nav>" + "".join(f'<a href="#{key}">{esc(text)}</a>' for key, text in nav) + "</nav></header><main>",
         _summary(runs, comparison), stamp, "</section>",
         _accuracy_section(runs), stamp, "</section>",
@@ -674,12 +722,16 @@ def render_html(
         body += [other, stamp, "</section>"]
     if comparison is not None:
         body += [_compare_section(comparison, runs, audit_rows, audit_seed), stamp, "</section>"]
+    if diff is not None:
+        from scoring._html_diff import diff_section
+
+        body.append(diff_section(diff))
     body += [
         _rules_section(runs), stamp, "</section>",
         _audit_section(audit), stamp, "</section>",
         _settings_section(pack, runs, shown, comparison), stamp, "</section>",
-        f'<footer>Signature: <code class="sig">{esc(pack.signature)}</code><br>Hash: '
-        f'<code class="hash">{esc(pack.hash)}</code></footer></main>',
+        f'<footer>Hash: <code class="hash">{esc(pack.hash)}</code> (the full signature: the header\'s '
+        "<i>signature</i>)</footer></main>",
     ]
     flips = _flip_records(comparison, audit_rows, audit_seed) if comparison else []
     data = {"runs": len(runs), "audit": audit, "flips": flips, "pageSize": page_size}
@@ -705,6 +757,7 @@ header.top{position:sticky;top:0;z-index:5;background:#fafafc;border-bottom:1px 
 header .title{display:flex;flex-wrap:wrap;align-items:baseline;gap:8px 18px}
 h1{font-size:18px;margin:0}
 header .pack{color:var(--muted);font-size:12px}
+header details.signature{font-size:11px;color:var(--muted);max-width:980px}header details.signature div{word-break:break-all}
 nav{margin-top:4px}nav a{margin-right:14px;color:var(--accent);text-decoration:none;font-size:13px}
 main{padding:8px 20px 40px;max-width:1280px}
 section{margin-top:18px;border-top:1px solid var(--line);padding-top:6px}
@@ -855,6 +908,7 @@ _JS: Final = r"""
       var st = el("td"); st.appendChild(el("div", "status", r[F.status])); st.appendChild(el("div", "muted verdict", r[F.verdict] +
         (r[F.score] !== null && r[F.verdict] === "partial" ? " " + r[F.score] : "")));
       if (r[F.reason]) { st.appendChild(el("div", "muted reason", r[F.reason])); }
+      if (r[F.first]) { st.appendChild(el("div", "warn first", r[F.first])); }
       tr.appendChild(st);
       var raw = el("td", "text raw"); segments(raw, r[F.raw], "del"); tr.appendChild(raw);
       var norm = el("td", "text normalized"); segments(norm, r[F.normalized], "ins"); tr.appendChild(norm);

@@ -70,6 +70,7 @@ from scoring.stats import (
     bootstrap_ci,
     chance_adjusted,
     chance_baseline,
+    cluster_bootstrap_ci,
     coefficient_of_variation,
 )
 
@@ -104,18 +105,40 @@ class _Intervals:
             self._pairs[judges] = _pairwise_block(judges, self.n_resamples, self.seed, self.confidence)
         return self._pairs[judges]
 
-    def __call__(self, values: Sequence[float]) -> dict[str, Any] | None:
+    def __call__(self, values: Sequence[float], clusters: Sequence[str | None] | None = None) -> dict[str, Any] | None:
+        """The mean of ``values`` with its bootstrap interval; with ``clusters`` (a label per value,
+        some not None) whole clusters are resampled (:func:`~scoring.stats.cluster_bootstrap_ci`)."""
         if not values:
             return None
-        key = (len(values), hashlib.blake2b(array("d", values).tobytes(), digest_size=32).digest())
+        digest = hashlib.blake2b(array("d", values).tobytes(), digest_size=32)
+        if clusters is not None:
+            digest.update(json.dumps(list(clusters)).encode("utf-8"))
+        key = (len(values), digest.digest())
         if key not in self._done:
-            low, high = bootstrap_ci(values, n_resamples=self.n_resamples, seed=self.seed, confidence=self.confidence)
+            if clusters is not None:
+                low, high = cluster_bootstrap_ci(values, clusters, n_resamples=self.n_resamples, seed=self.seed,
+                                                 confidence=self.confidence)
+            else:
+                low, high = bootstrap_ci(values, n_resamples=self.n_resamples, seed=self.seed,
+                                         confidence=self.confidence)
             self._done[key] = {"value": math.fsum(values) / len(values), "low": low, "high": high}
         return dict(self._done[key])
 
 
 #: Ways of finding an answer that count as a stated answer (strict parse rate).
 STRICT_METHODS: Final = ("marker", "boxed")
+
+
+#: How structured-output items are counted apart (the report's ``structured`` block, in this order).
+_STRUCTURED: Final = ("right", "wrong", "malformed", "schema_invalid", "no_json", "other")
+
+
+def _structured_verdict(item: Item) -> str:
+    """A parsed structured_json item: right (full value), wrong (parsed, scored below 1) or other
+    (no target, or a status the JSON parser did not give)."""
+    if item.outcome == SCORED:
+        return "right" if item.value >= 1.0 else "wrong"
+    return "other"
 
 
 class _Values:
@@ -177,6 +200,14 @@ class _Group:
         self.strict_parsed = 0  # ... parsed from a stated answer (STRICT_METHODS)
         #: (metric, other metric) → [compared, differ, correct only by metric, only by other]
         self.comparisons: dict[tuple[str, str], list[int]] = {}
+        self.scorable_types: Counter[str | None] = Counter()  # scorable items per task type
+        self.parsed_types: Counter[str | None] = Counter()
+        self.found_types: set[str | None] = set()  # task types whose chain records how answers were found
+        self.aggregated = 0  # items made from samples (--aggregate), with their parsed-sample counts
+        self.samples_unparsed = 0
+        self.single_parsed = 0  # items of several samples decided by the one sample that parsed
+        self.clusters: list[str | None] | None = None  # per scorable item, once one item has a cluster
+        self.structured: Counter[str] = Counter()  # structured_json items: malformed, schema_invalid, ...
 
     def add_sections(self, item: Item) -> None:
         if item.text is not None or item.ranking is not None or item.judge is not None:
@@ -196,15 +227,28 @@ class _Group:
             self.unlabeled += 1
         else:
             self.run_labels.add(item.run)
+        if item.n_parsed is not None:
+            self.aggregated += 1
+            self.samples_unparsed += item.n_samples - item.n_parsed
+            self.single_parsed += item.n_samples > 1 and item.n_parsed == 1
+        if item.task_type == "structured_json":
+            self.structured[item.json_failure or _structured_verdict(item)] += 1
         if item.outcome not in (SCORED, NO_ANSWER):
             return
         if item.outcome == SCORED:
             self.metrics.add(item.metric)
             if item.alternatives:
                 self._compare(item)
+        self.scorable_types[item.task_type] += 1
+        self.parsed_types[item.task_type] += item.outcome == SCORED
         if item.found_by is not None:
+            self.found_types.add(item.task_type)
             self.found_known += 1
             self.strict_parsed += item.outcome == SCORED and item.found_by in STRICT_METHODS
+        if item.cluster is not None and self.clusters is None:
+            self.clusters = [None] * len(self.parsed)
+        if self.clusters is not None:
+            self.clusters.append(item.cluster)
         self.scorable.append(item.value)
         self.parsed.append(item.outcome == SCORED)
         k = item.option_count
@@ -237,6 +281,8 @@ class _Group:
               cv_threshold: float) -> dict[str, Any]:
         scorable = self.scorable.floats()
         parsed_values = [v for v, p in zip(scorable, self.parsed, strict=True) if p]
+        clusters = self.clusters
+        parsed_clusters = None if clusters is None else [c for c, p in zip(clusters, self.parsed, strict=True) if p]
         types = sorted(self.types)
         statuses = self.statuses
         stats: dict[str, Any] = {
@@ -253,10 +299,16 @@ class _Group:
             "scorable": len(scorable),
             "parsed": len(parsed_values),
             "parse_rate": len(parsed_values) / len(scorable) if scorable else None,
-            "parse_rates": ({"strict": self.strict_parsed / len(scorable), "flexible": len(parsed_values) / len(scorable)}
-                            if scorable and self.found_known else None),
-            "a_valid": interval(parsed_values),
-            "a_strict": interval(scorable),
+            "parse_rates": self._parse_rates(),
+            "samples": ({"n": self.n_samples, "unparsed": self.samples_unparsed,
+                         "unparsed_share": self.samples_unparsed / self.n_samples if self.n_samples else None,
+                         "items_decided_by_one_parsed_sample": self.single_parsed}
+                        if self.aggregated else None),
+            "a_valid": interval(parsed_values, parsed_clusters),
+            "a_strict": interval(scorable, clusters),
+            "structured": ({key: self.structured[key] for key in _STRUCTURED} if self.structured else None),
+            "clusters": None if clusters is None else len({("item", i) if c is None else c
+                                                           for i, c in enumerate(clusters)}),
             "ties": self.ties,
             "chance": None,
             "chance_adjusted": None,
@@ -276,6 +328,16 @@ class _Group:
         _add_sections(stats, self.sections, interval)
         return stats
 
+    def _parse_rates(self) -> dict[str, Any] | None:
+        """Strict (a stated answer) and flexible (any parse) parse rates over the rows that can be
+        strict: those of task types whose chain records how an answer was found (math), so a
+        group mixing task types does not count multiple choice rows as never strict."""
+        pool = sum(count for kind, count in self.scorable_types.items() if kind in self.found_types)
+        if not pool:
+            return None
+        flexible = sum(count for kind, count in self.parsed_types.items() if kind in self.found_types)
+        return {"strict": self.strict_parsed / pool, "flexible": flexible / pool, "rows": pool}
+
     def _add_chance(self, stats: dict[str, Any], scorable: list[float], interval: _Intervals) -> None:
         if self.missing_k or self.too_few_k:
             stats["chance_note"] = (f"{self.missing_k} items do not state their option count" if self.missing_k
@@ -287,7 +349,7 @@ class _Group:
         stats["chance"] = chance
         stats["chance_adjusted"] = {key: chance_adjusted(strict[key], chance) for key in ("value", "low", "high")}
         fallback = [v if p else 1.0 / k for v, p, k in zip(scorable, self.parsed, counts, strict=True)]
-        stats["random_fallback"] = interval(fallback)
+        stats["random_fallback"] = interval(fallback, self.clusters)
 
     def _run_spread(self, cv_threshold: float) -> dict[str, Any]:
         per_run = {run: self.runs[run].mean() for run in sorted(self.run_labels) if run in self.runs}
@@ -525,7 +587,18 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
             line += f"; metric {', '.join(group['metrics'])}"
         if group.get("parse_rates"):
             rates = group["parse_rates"]
-            line += f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
+            line += (f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
+                     f" (of the {rates['rows']} rows whose chain says how the answer was found)")
+        if group.get("structured"):
+            counts = group["structured"]
+            line += (f"; JSON: malformed {counts['malformed']}, schema-invalid {counts['schema_invalid']}, "
+                     f"no JSON {counts['no_json']}, parsed but wrong {counts['wrong']}, right {counts['right']}")
+        if group.get("clusters"):
+            line += f"; intervals resample {group['clusters']} clusters (the rows' cluster field)"
+        if group.get("samples"):
+            samples = group["samples"]
+            line += (f"; samples unparsed {samples['unparsed']} of {samples['n']} ({samples['unparsed_share']:.3f}), "
+                     f"items decided by a single parsed sample {samples['items_decided_by_one_parsed_sample']}")
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
         for c in group.get("metric_comparisons") or ():
@@ -633,11 +706,24 @@ def _metric_lines(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _header(report: Mapping[str, Any]) -> list[str]:
+def short_signature(pack: Mapping[str, Any]) -> str:
+    """The report header's signature: pack name, short hash, the task types whose chains were scored.
+
+    >>> short_signature({"name": "default", "hash": "sha256:a402a6a2e7f0e4774d",
+    ...                  "signature": "harness-normalize:0.1.0|pack:default|unicode:14.0.0|math:[a.v1]->math.v2|hash:a402a6a2e7f0"})
+    'pack default · hash a402a6a2e7f0 · chains scored: math'
+    """
+    chains = [part.split(":", 1)[0] for part in str(pack.get("signature", "")).split("|") if ":[" in part]
+    short = str(pack["hash"]).split(":", 1)[-1][:12]
+    return f"pack {pack.get('name', '?')} · hash {short} · chains scored: {', '.join(chains) or 'none'}"
+
+
+def _header(report: Mapping[str, Any], signature: bool = False) -> list[str]:
     boot = report["bootstrap"]
     agg = report["aggregate"]
     lines = [
-        f"pack: {report['pack']['signature']}",
+        short_signature(report["pack"]),
+        f"signature: {report['pack']['signature']}" if signature else "signature: shown with --signature",
         f"hash: {report['pack']['hash']}",
         f"intervals: {boot['method']} bootstrap, {boot['n_resamples']} resamples, seed {boot['seed']}, "
         f"{boot['confidence']:.0%} confidence",
@@ -647,11 +733,12 @@ def _header(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render_table(report: Mapping[str, Any], *, color: bool = False) -> str:
-    """A plain-text table, one line per group, then per-group status counts and notes."""
+def render_table(report: Mapping[str, Any], *, color: bool = False, signature: bool = False) -> str:
+    """A plain-text table, one line per group, then per-group status counts and notes (the full
+    signature of the chains scored in the header only with ``signature``)."""
     rows = [list(_COLUMNS), *[_cells(g) for g in report["groups"]]]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
-    lines = _header(report)
+    lines = _header(report, signature)
     lines.append("")
     for index, row in enumerate(rows):
         text = "  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row))
@@ -671,9 +758,9 @@ def render_table(report: Mapping[str, Any], *, color: bool = False) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(report: Mapping[str, Any]) -> str:
+def render_markdown(report: Mapping[str, Any], *, signature: bool = False) -> str:
     """A markdown table with the full pack hash in every row."""
-    lines = [f"- {line}" for line in _header(report)]
+    lines = [f"- {line}" for line in _header(report, signature)]
     lines.append("")
     header = [*_COLUMNS, "pack hash"]
     lines.append("| " + " | ".join(header) + " |")
@@ -699,12 +786,12 @@ def render_json(report: Mapping[str, Any]) -> str:
     return json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False)
 
 
-def render(report: Mapping[str, Any], fmt: str, *, color: bool = False) -> str:
-    """Render in ``text`` (= ``table``), ``markdown`` or ``json``."""
+def render(report: Mapping[str, Any], fmt: str, *, color: bool = False, signature: bool = False) -> str:
+    """Render in ``text`` (= ``table``), ``markdown`` or ``json`` (which always holds the signature)."""
     if fmt in ("text", "table"):
-        return render_table(report, color=color)
+        return render_table(report, color=color, signature=signature)
     if fmt == "markdown":
-        return render_markdown(report)
+        return render_markdown(report, signature=signature)
     if fmt == "json":
         return render_json(report)
     raise UsageError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")

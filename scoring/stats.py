@@ -17,7 +17,7 @@ import math
 import statistics
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from tqdm import tqdm
@@ -28,6 +28,7 @@ __all__ = [
     "chance_adjusted",
     "chance_baseline",
     "choice_prediction",
+    "cluster_bootstrap_ci",
     "coefficient_of_variation",
     "paired_bootstrap",
     "pass_at_k",
@@ -178,6 +179,68 @@ def bootstrap_ci(
     return min(low, point), max(high, point)
 
 
+def _cluster_sums(values: Sequence[float], clusters: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Per cluster (in order of first appearance): the sum of its values and its item count."""
+    if len(values) != len(clusters):
+        raise ValueError(f"clusters must give one label per value, got {len(clusters)} for {len(values)} values")
+    index: dict[Any, int] = {}
+    sums: list[float] = []
+    counts: list[int] = []
+    for value, label in zip(values, clusters, strict=True):
+        key = ("item", len(index)) if label is None else ("cluster", label)  # no label: its own cluster
+        at = index.setdefault(key, len(sums))
+        if at == len(sums):
+            sums.append(0.0)
+            counts.append(0)
+        sums[at] += value
+        counts[at] += 1
+    return np.asarray(sums, dtype=np.float64), np.asarray(counts, dtype=np.float64)
+
+
+def _cluster_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """Means of ``n_resamples`` cluster resamples: as many clusters as there are, drawn with
+    replacement (a multinomial count per cluster), each resample's mean its picked items' mean."""
+    generator = np.random.default_rng(seed)
+    k = len(sums)
+    out = np.empty(n_resamples, dtype=np.float64)
+    per_chunk = max(1, _CHUNK_ITEMS // k)
+    for start in range(0, n_resamples, per_chunk):
+        size = min(per_chunk, n_resamples - start)
+        picked = generator.multinomial(k, np.full(k, 1.0 / k), size=size)
+        out[start:start + size] = (picked @ sums) / (picked @ counts)
+    return out
+
+
+def cluster_bootstrap_ci(
+    values: Sequence[float],
+    clusters: Sequence[Any],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval for the mean of ``values`` that resamples **clusters**
+    (``clusters[i]`` labels item i; items sharing a passage or source are not independent), as
+    inspect_ai's ``ci(cluster=)`` does: each resample draws as many clusters as there are, with
+    replacement, and its mean is the mean of the items drawn.  A ``None`` label is its own
+    cluster.  Like :func:`bootstrap_ci` the interval always contains the mean.
+
+    >>> bootstrap_ci([1, 1, 1, 1, 0, 0, 0, 0], seed=0)
+    (0.125, 0.875)
+    >>> cluster_bootstrap_ci([1, 1, 1, 1, 0, 0, 0, 0], ["a", "a", "a", "a", "b", "b", "b", "b"], seed=0)
+    (0.0, 1.0)
+    """
+    data = _finite_values(values, "values")
+    if not data:
+        raise ValueError("cluster_bootstrap_ci needs at least one value, got an empty sequence")
+    _check_resampling(n_resamples, confidence, seed)
+    sums, counts = _cluster_sums(data, clusters)
+    point = math.fsum(data) / len(data)
+    means = _cluster_means(sums, counts, n_resamples, seed).tolist()
+    low, high = _percentile_interval(means, confidence)
+    return min(low, point), max(high, point)
+
+
 class PairedResult(NamedTuple):
     """A paired comparison of system B against system A on the same items.
 
@@ -198,8 +261,10 @@ def paired_bootstrap(
     n_resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    clusters: Sequence[Any] | None = None,
 ) -> PairedResult:
-    """Paired bootstrap of mean(b) − mean(a): items are resampled together, keeping pairs.
+    """Paired bootstrap of mean(b) − mean(a): items are resampled together, keeping pairs;
+    with ``clusters`` (a label per pair), whole clusters are resampled (:func:`cluster_bootstrap_ci`).
 
     >>> r = paired_bootstrap([0, 0, 1, 0, 1, 0], [1, 1, 1, 0, 1, 1], n_resamples=500, seed=1)
     >>> round(r.diff, 4), r.low <= r.diff <= r.high, r.p_b_le_a < 0.05
@@ -215,7 +280,10 @@ def paired_bootstrap(
     n = len(xs)
     deltas = [y - x for x, y in zip(xs, ys, strict=True)]
     diff = math.fsum(deltas) / n
-    diffs = _resample_means(deltas, n_resamples, seed, "paired bootstrap")
+    if clusters is not None and any(label is not None for label in clusters):
+        diffs = _cluster_means(*_cluster_sums(deltas, clusters), n_resamples, seed).tolist()
+    else:
+        diffs = _resample_means(deltas, n_resamples, seed, "paired bootstrap")
     not_better = sum(1 for d in diffs if d <= 0.0)
     low, high = _percentile_interval(diffs, confidence)
     return PairedResult(diff, min(low, diff), max(high, diff), not_better / n_resamples)

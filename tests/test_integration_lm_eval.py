@@ -61,6 +61,7 @@ filter_list:
 metric_list:
   - metric: !function scoring.integrations.lm_eval.normalize_acc
   - metric: !function scoring.integrations.lm_eval.normalize_parse_rate
+  - metric: !function scoring.integrations.lm_eval.normalize_parse_rate_strict
 """
 
 
@@ -134,6 +135,8 @@ def test_score_from_lm_eval_agrees_with_lm_eval(lm_eval_run: Path, tmp_path: Pat
     group = next(g for g in report["groups"] if g["level"] == "task")
     assert group["parse_rate"] == pytest.approx(results["normalize_parse_rate,normalized"])
     assert group["a_strict"]["value"] == pytest.approx(results["normalize_acc,normalized"])
+    if group.get("parse_rates"):  # math: the strict metric counts what the report's strict parse rate counts
+        assert group["parse_rates"]["strict"] == pytest.approx(results["normalize_parse_rate_strict,normalized"])
     rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
     docs = MATH_DOCS if task == "hn_math" else QA_DOCS
     assert len(rows) == len(docs) * (2 if task == "hn_math" else 1)

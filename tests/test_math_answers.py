@@ -227,7 +227,7 @@ def test_strict_and_flexible_parse_rates_in_the_report() -> None:
     typed = normalize_rows_typed(PACK, [InputRow(line=i + 1, data=row, error=None) for i, row in enumerate(rows)])
     report = build_report([item_of(Scored(n.row, n.result, score_result(PACK, n.row, n.result))) for n in typed], PACK)
     group = next(g for g in report["groups"] if g["name"] == "gsm8k")
-    assert group["parse_rates"] == {"strict": 0.5, "flexible": 0.75}
+    assert group["parse_rates"] == {"strict": 0.5, "flexible": 0.75, "rows": 4}
 
 
 # --------------------------------------------------------------------------- invisible characters

@@ -57,6 +57,8 @@ class Verdict:
     note: str | None = None
     rules: tuple[str, ...] = ()
     """The rules that changed the output, as ``name.vN``, in order."""
+    found_by: str | None = None
+    """How the chain found the answer (``marker``, ``boxed``, ``last_number``), when it says."""
 
     @property
     def parsed(self) -> bool:
@@ -78,6 +80,11 @@ class Verdict:
             "reason": self.reason, "correct": self.correct, "value": self.value, "outcome": self.outcome,
             "metric": self.metric, "rules_hash": self.rules_hash,
         }
+
+
+def _found_by(extra: Any) -> str | None:
+    method = extra.get("found_by") if isinstance(extra, Mapping) else None
+    return method if isinstance(method, str) else None
 
 
 def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
@@ -106,6 +113,7 @@ def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
     return Verdict(task=task, task_type=result.task_type, status=result.status, answer=result.answer,
                    reason=result.reason, correct=score.correct, value=score.value, outcome=score.outcome,
                    metric=score.metric, rules_hash=result.rules_hash, normalized=result.text, note=score.note,
+                   found_by=_found_by(result.extra),
                    rules=tuple(f"{step.rule}.v{step.version}" for step in result.trace))
 
 

@@ -10,16 +10,18 @@ In a task YAML (tested with lm-eval 0.4.13, whose ``!function`` imports an insta
             # pack: /path/to/pack.yaml      # optional; default: the shipped packs
     metric_list:
       - metric: !function scoring.integrations.lm_eval.normalize_acc
-      - metric: !function scoring.integrations.lm_eval.normalize_parse_rate
+      - metric: !function scoring.integrations.lm_eval.normalize_parse_rate_strict
+      - metric: !function scoring.integrations.lm_eval.normalize_parse_rate_flexible
 
 The filter turns every response (every repeat) into a compact JSON *string* holding the parsed
 answer, its status and reason, the task and the pack hash.  lm-eval writes filtered responses
 into ``--log_samples`` files with ``str()``, so a dict would become a Python repr; a JSON string
 stays JSON, and ``normalize score --from lm-eval`` reads it back.  The metrics return plain
 floats per document: ``normalize_acc`` is **strict** accuracy (an unparsed answer counts as
-wrong, F1 metrics give their value) and ``normalize_parse_rate`` the share of responses the
-strict parser accepted; a document with several repeats counts the mean over its repeats.
-Both are registered with lm-eval (aggregation ``mean``, higher is better) when this module is
+wrong, F1 metrics give their value); ``normalize_parse_rate_strict`` the share of responses
+whose answer was *stated* (a marker, a box, ``####``; a last-number guess is not counted) and
+``normalize_parse_rate_flexible`` (also ``normalize_parse_rate``) the share that gave any
+answer; a document with several repeats counts the mean over its repeats.  All are registered with lm-eval (aggregation ``mean``, higher is better) when this module is
 imported, which the ``!function`` line does.
 
 The metrics also work without the filter: give them ``task:`` (and ``pack:``) in the YAML and
@@ -43,6 +45,8 @@ __all__ = [
     "NormalizeFilter",
     "normalize_acc",
     "normalize_parse_rate",
+    "normalize_parse_rate_flexible",
+    "normalize_parse_rate_strict",
     "normalized_json",
     "read_normalized",
     "register",
@@ -173,7 +177,9 @@ def _score_payload(pack: Pack, payload: Mapping[str, Any], task: str, target: An
     return Verdict(task=task, task_type=str(payload.get("task_type")), status=str(payload.get("status")),
                    answer=payload.get("answer"), reason=payload.get("reason"), correct=score.correct,
                    value=score.value, outcome=score.outcome, metric=score.metric,
-                   rules_hash=str(payload.get("rules_hash")), note=score.note)
+                   rules_hash=str(payload.get("rules_hash")), note=score.note,
+                   found_by=(payload.get("extra") or {}).get("found_by") if isinstance(payload.get("extra"), dict)
+                   else None)
 
 
 def _read_target(target: Any, pack: Pack, task: str) -> Any:
@@ -235,6 +241,35 @@ def normalize_parse_rate(references: Sequence[Any], predictions: Sequence[Any], 
     return _mean([float(v.status == st.OK) for v in _verdicts(references, predictions, task, pack)])
 
 
+def normalize_parse_rate_flexible(references: Sequence[Any], predictions: Sequence[Any], task: str | None = None,
+                                  pack: str | None = None) -> float:
+    """Share of the document's responses that gave an answer at all, a last-number guess
+    included (the same as :func:`normalize_parse_rate`; named for what it counts).
+
+    >>> normalize_parse_rate_flexible([12], ["zz 12"], task="gsm8k")
+    1.0
+    """
+    return normalize_parse_rate(references, predictions, task, pack)
+
+
+def normalize_parse_rate_strict(references: Sequence[Any], predictions: Sequence[Any], task: str | None = None,
+                                pack: str | None = None) -> float:
+    """Share of the document's responses whose answer was stated (a final-answer marker, a box,
+    ``####``): a last-number guess is not counted, so noise from a random model scores 0 here.
+    Task types whose chain does not say how the answer was found (multiple choice: the choice
+    parser only reads stated choices) count every parsed response.
+
+    >>> normalize_parse_rate_strict([12], ["zz 12"], task="gsm8k")
+    0.0
+    >>> normalize_parse_rate_strict([12], ["The answer is 12."], task="gsm8k")
+    1.0
+    """
+    from scoring.report import STRICT_METHODS
+
+    return _mean([float(v.status == st.OK and (v.found_by is None or v.found_by in STRICT_METHODS))
+                  for v in _verdicts(references, predictions, task, pack)])
+
+
 def register() -> None:
     """Register the filter (``harness_normalize``) and the metrics' aggregation with lm-eval.
 
@@ -245,7 +280,7 @@ def register() -> None:
 
     if "harness_normalize" not in registry.filter_registry:
         registry.register_filter("harness_normalize")(NormalizeFilter)
-    for fn in (normalize_acc, normalize_parse_rate):
+    for fn in (normalize_acc, normalize_parse_rate, normalize_parse_rate_strict, normalize_parse_rate_flexible):
         if fn.__name__ not in registry.metric_registry:
             registry.register_metric(metric=fn.__name__, higher_is_better=True, aggregation="mean")(fn)
 

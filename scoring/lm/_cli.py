@@ -22,6 +22,7 @@ from normalize.cli import add_format_option
 from normalize.errors import UsageError
 from normalize.jsonl import InputRow, read_jsonl, write_jsonl
 from normalize.row import read_options_value
+from normalize.stream import write_atomically
 from scoring.cache import Cache, Loglik, LoglikKey, model_id_of, model_revision
 
 if TYPE_CHECKING:
@@ -75,6 +76,8 @@ def register(sub: Any) -> None:
     loglik.add_argument("--report", metavar="REPORT.json", help="also write the report as JSON to this file")
     loglik.add_argument("--format", choices=("text", "table", "markdown", "json"), default="text",
                         help="text (= table, the default), markdown, or json: one JSON document")
+    loglik.add_argument("--html", metavar="OUT.html",
+                        help="also write the calibration of the choice probabilities (reliability diagram) as HTML")
     loglik.set_defaults(func=cmd_loglik)
     from scoring.lm._backends import add_backend_options
 
@@ -347,6 +350,11 @@ def render_choice_report(report: Mapping[str, Any], fmt: str) -> str:
         f"acc vs acc_norm disagreement: {_num(report['acc_vs_acc_norm_disagreement'])}"
         f" (acc_norm equals acc by construction on {report['n_acc_norm_same_as_acc']} single-letter rows)",
     ]
+    cal = report.get("calibration")
+    if cal and cal["n"]:
+        notes.append(f"calibration of the choice probabilities over {cal['n']} rows: ECE {_num(cal['ece'], 4)}, "
+                     f"RMS calibration error {_num(cal['rms_calibration_error'], 4)}, Brier {_num(cal['brier'], 4)}"
+                     f" (mean confidence {_num(cal['mean_confidence'])}, accuracy {_num(cal['accuracy'])})")
     if report["n_text_rows"]:
         notes.append(f"bits per byte: {_num(report['bits_per_byte'], 4)} over {report['n_text_rows']} text rows")
     model = report.get("model")
@@ -394,6 +402,11 @@ def cmd_loglik(args: argparse.Namespace) -> int:
     if args.output is not None:
         write_jsonl(loglik_rows(rows, results), args.output)
     report = choice_report(results).to_dict()
+    from scoring.calibration import calibration_of_rows, render_calibration_page
+
+    report["calibration"] = calibration_of_rows(r.to_dict() for r in results)
+    if args.html:
+        write_atomically(args.html, render_calibration_page(report["calibration"], title=f"Calibration: {args.input}"))
     report["model"] = backend.describe()
     if cache is not None:
         report["cache"] = cache.stats().by_table["loglik"]
