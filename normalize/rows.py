@@ -72,6 +72,9 @@ def normalize_typed(pack: Pack, row: InputRow) -> Normalized:
                         task_type=kind, rules_hash=pack.hash)
         return Normalized(typed, result, out)
 
+    source_error = data.get("lm_eval_error")
+    if isinstance(source_error, str) and "output" not in data:  # a samples line that gave no row (lm_eval_log)
+        return invalid(source_error)
     try:
         parsed = Row.parse(data, row.line)
         task_type = pack.task_type_of(parsed.task or "")  # Row.parse refuses an empty task

@@ -49,6 +49,10 @@ from normalize.errors import UsageError
 CHUNK_ROWS = 256
 #: A chunk also ends once its lines hold this many bytes, so huge rows do not pile up.
 CHUNK_BYTES = 1 << 20
+#: A line at least this long is a huge row: its worker lets go of each copy (bytes, text,
+#: value) as soon as the next exists (:func:`take_line`, ``decode_held``, ``encode_row_taking``),
+#: which costs a little time per row, so small rows do not.
+BIG_ROW_BYTES = 1 << 20
 #: Inputs below this size run in one process even with ``--jobs`` (starting workers costs more).
 PARALLEL_MIN_BYTES = 256 << 10
 
@@ -364,6 +368,20 @@ def chunks(lines: Iterable[tuple[int, bytes]], *, rows: int | None = None,
         yield chunk
 
 
+def take_line(chunk: list[tuple[int, bytes]], index: int) -> tuple[int, list[bytes]]:
+    """Line ``index`` of a chunk as its number and a list holding only its bytes, leaving only
+    the number in the chunk: :func:`normalize._jsonl.decode_held` takes the bytes out of the
+    list, so a huge row's bytes live no longer than its decoding.
+
+    >>> chunk = [(3, b'{"a": 1}')]
+    >>> take_line(chunk, 0), chunk
+    ((3, [b'{"a": 1}']), [(3, b'')])
+    """
+    number, raw = chunk[index]
+    chunk[index] = (number, b"")
+    return number, [raw]
+
+
 def _run_chunk(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
     if _WORKER is None:
         raise RuntimeError("the worker function was not set before the pool started")
@@ -467,12 +485,12 @@ def _run_range(task: RangeTask) -> RangeDone:
         raise RuntimeError("the output was not set before the pool started")
     try:
         chunk = read_range(task.path, task.start, task.end, task.first)
+        last = chunk[-1][0] if chunk else 0
         data, records = _WORKER(chunk) if chunk else (b"", [])
     except BaseException:
         if sink is not None:
             _write_in_turn(sink, task.turn, None)  # later chunks must not wait for this one
         raise
-    last = chunk[-1][0] if chunk else 0
     if sink is None:
         return RangeDone(data, records, last)
     _write_in_turn(sink, task.turn, data)
@@ -543,8 +561,10 @@ def run_job(
     if not parallel:
         upcoming = next(lines, None)
         while upcoming is not None:
-            number, raw = upcoming
-            data, records = worker([(number, raw)])
+            number = upcoming[0]
+            chunk, upcoming = [upcoming], None  # the worker may drop the line once decoded (see take_line)
+            data, records = worker(chunk)
+            del chunk
             take(data, records, number)
             upcoming = next(lines, None)
             if interrupt.requested and upcoming is not None:
@@ -709,6 +729,7 @@ def stopped_message(output: Output, progress: Progress) -> str:
 
 
 __all__ = [
+    "BIG_ROW_BYTES",
     "CHUNK_BYTES",
     "CHUNK_ROWS",
     "EXIT_INTERRUPTED",
@@ -731,5 +752,6 @@ __all__ = [
     "read_range",
     "run_job",
     "stopped_message",
+    "take_line",
     "write_atomically",
 ]

@@ -25,8 +25,9 @@ from normalize.cli import (
 )
 from normalize.errors import UsageError
 from normalize.jsonl import (
-    decode_line,
+    decode_held,
     encode_row,
+    encode_row_taking,
     read_jsonl,
     restore_written_values,
     to_input_row,
@@ -36,6 +37,7 @@ from normalize.pack import Pack, canonical_json
 from normalize.row import Row
 from normalize.rows import Normalized, normalize_rows_typed, normalize_typed
 from normalize.stream import (
+    BIG_ROW_BYTES,
     EXIT_INTERRUPTED,
     add_stream_options,
     check_jobs,
@@ -45,6 +47,7 @@ from normalize.stream import (
     progress_bar,
     run_job,
     stopped_message,
+    take_line,
     write_atomically,
 )
 from scoring._html_cli import (
@@ -255,14 +258,20 @@ def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
     verifier = verifier if verifier is not None else _verifier_here()
     parts: list[bytes] = []
     records: list[Record] = []
-    for number, raw in chunk:  # typed once: (Row, Result) -> Score; the dict is the output row
-        typed = normalize_typed(pack, to_input_row(decode_line(raw, number)))
+    for index in range(len(chunk)):  # typed once: (Row, Result) -> Score; the dict is the output row
+        number, held = take_line(chunk, index)
+        big = len(held[0]) >= BIG_ROW_BYTES
+        line = decode_held(held, number)  # a huge row's bytes go once decoded
+        typed = normalize_typed(pack, to_input_row(line))
+        del line
         score = score_result(pack, typed.row, typed.result, verifier=verifier)
-        if write_rows:
-            out = typed.out
-            add_score_fields(out, score)
-            parts.append(encode_row(out))
         records.append(score_record(Scored(typed.row, typed.result, score), keep_sample=keep_samples))
+        out = typed.out
+        del typed  # the output row is then the only holder of the row's values
+        if write_rows:
+            add_score_fields(out, score)
+            parts.append(encode_row_taking(out) if big else encode_row(out))  # a huge row's values go once written
+        del out
     return b"".join(parts), records
 
 

@@ -7,6 +7,7 @@ one-line error naming what failed), not only that nothing crashed.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -67,3 +68,137 @@ def test_nesting_up_to_the_limit_still_extracts() -> None:
     from normalize._json import JsonLimits
 
     assert JsonLimits.model_fields["max_depth"].metadata[-1].le == MAX_NESTING  # no parse_json limit is deeper
+
+
+# --------------------------------------------------------------------------- lm-eval logs: every line a row
+
+_SAMPLES = "samples_gsm8k_2024-05-01T12-30-00.123456.jsonl"
+
+
+def _sample(doc_id: int, response: str | None, target: str = "7", **fields: object) -> dict[str, object]:
+    sample: dict[str, object] = {"doc_id": doc_id, "doc": {}, "target": target, "arguments": {},
+                                 "resps": [[response]] if response is not None else [[]],
+                                 "filtered_resps": [response] if response is not None else [],
+                                 "filter": "strict-match", "metrics": ["exact_match"]}
+    sample.update(fields)
+    return sample
+
+
+def test_lm_eval_every_line_is_a_row_and_a_nan_target_is_that_rows_bad_target(tmp_path: Path) -> None:
+    no_filter = _sample(0, "The answer is 7.")
+    del no_filter["filter"]
+    lines = [
+        json.dumps(no_filter),  # first: before, it made every later line "another filter's" and dropped them
+        json.dumps(_sample(1, "#### 3", "3")),
+        json.dumps(_sample(2, None)),  # "resps": [[]]
+        json.dumps(_sample(3, "#### 4", "4")).replace('"target": "4"', '"target": NaN'),
+        json.dumps(_sample(4, "#### 5", "5")),
+        json.dumps(_sample(1, "#### 3", "3", filter="flexible-extract")),  # a later filter: the same rows again
+    ]
+    path = tmp_path / _SAMPLES
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    result = _cli("score", str(path), "--from", "lm-eval", "-o", str(out), "--jobs", "1", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [row.get("id") for row in rows] == [0, 1, 2, 3, 4]
+    assert [row["status"] for row in rows] == ["invalid", "ok", "invalid", "ok", "ok"]
+    assert f"{_SAMPLES} line 1: no filter name" in rows[0]["reason"]
+    assert f"{_SAMPLES} line 3: doc 2 has no response" in rows[2]["reason"]
+    assert all(row["task"] == "gsm8k" for row in rows)  # bad lines count as unparsed under their task
+    assert "finite number" in rows[3]["score_note"] and rows[3]["correct"] is None
+    (gsm8k,) = [g for g in json.loads(result.stdout)["groups"] if g["level"] == "task" and g["name"] == "gsm8k"]
+    assert (gsm8k["n"], gsm8k["bad_target"], gsm8k["parsed"], gsm8k["a_strict"]["value"]) == (5, 1, 2, 0.5)
+
+
+def _lm_eval_lines(path: Path, size: int) -> int:
+    """About ``size`` bytes of ordinary samples (one line a doc)."""
+    line = json.dumps(_sample(0, "Let me think. " * 80 + "The answer is 7.")) + "\n"
+    count = size // len(line)
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(count):
+            handle.write(line.replace('"doc_id": 0', f'"doc_id": {i}', 1))
+    return count
+
+
+_READ_PEAK = """
+import argparse, json, sys, tracemalloc
+from normalize.lm_eval_log import source_input
+args = argparse.Namespace(input=sys.argv[1], more_inputs=[], source="lm-eval", source_task=None,
+                          source_filter=None, resume=False)
+tracemalloc.start()
+name = source_input(args)
+print(json.dumps({"peak": tracemalloc.get_traced_memory()[1], "rows": sum(1 for _ in open(name, "rb"))}))
+"""
+
+
+def test_lm_eval_reading_streams_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / _SAMPLES
+    count = _lm_eval_lines(path, 12 << 20)
+    child = subprocess.run([sys.executable, "-c", _READ_PEAK, str(path)], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert child.returncode == 0, child.stderr
+    got = json.loads(child.stdout)
+    assert got["rows"] == count
+    assert got["peak"] < 1 << 20, got  # a 12 MB log: a list of every row held ~5x the file
+
+
+_PEAK_RSS = """
+import sys
+from scoring.cli import main
+code = main(sys.argv[1:])
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM")][0].split()[1]
+print("PEAK", int(hwm) * 1024, code, file=sys.stderr)
+"""
+
+
+def _peak_rss(*args: str) -> int:
+    child = subprocess.run([sys.executable, "-c", _PEAK_RSS, *args], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    peak = [line for line in child.stderr.splitlines() if line.startswith("PEAK")]
+    assert peak and peak[-1].split()[2] == "0", child.stderr[-2000:]
+    return int(peak[-1].split()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="VmHWM is Linux's")
+@pytest.mark.parametrize("command", ["run", "score"])
+def test_one_huge_lm_eval_row_peaks_near_twice_its_line(tmp_path: Path, command: str) -> None:
+    # 36 MB: over glibc's largest dynamic mmap threshold (32 MiB), so freed copies leave RSS
+    response = "The answer is 42. " * (36_000_000 // 18)
+    for name, text in (("big", response), ("small", "The answer is 42.")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / _SAMPLES).write_text(json.dumps(_sample(0, text, "42", filtered_resps=["42"])) + "\n",
+                                                encoding="utf-8")
+    del response
+    line = (tmp_path / "big" / _SAMPLES).stat().st_size
+    peaks = {name: _peak_rss(command, str(tmp_path / name / _SAMPLES), "--from", "lm-eval", "--jobs", "1",
+                             "-o", str(tmp_path / f"{name}.jsonl")) for name in ("small", "big")}
+    ratio = (peaks["big"] - peaks["small"]) / line
+    assert ratio < 2.4, f"peak {ratio:.2f}x the line"  # 5.6-7x before
+    row = json.loads((tmp_path / "big.jsonl").read_text(encoding="utf-8"))
+    assert len(row["output"]) == 36_000_000 and row["status"] == "error"  # written whole; over max_input_bytes
+
+
+def test_encode_row_taking_writes_encode_rows_bytes() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as hs
+
+    from normalize.jsonl import encode_row, encode_row_taking
+
+    leaf = hs.one_of(hs.none(), hs.booleans(), hs.integers(), hs.floats(), hs.text(max_size=8),
+                     hs.sampled_from(["x\udc80", "\ud800"]))
+    value = hs.recursive(leaf, lambda inner: hs.lists(inner, max_size=3) | hs.dictionaries(hs.text(max_size=4), inner,
+                                                                                           max_size=3), max_leaves=8)
+    rows = hs.dictionaries(hs.sampled_from(["output", "target", "encoding_notes", "a", "é", "x\udc80"]), value,
+                           max_size=5)
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(rows)
+    def check(row: dict[str, object]) -> None:
+        expected = encode_row(dict(row))
+        taken = dict(row)
+        assert encode_row_taking(taken) == expected
+        assert taken == {} or any(not isinstance(k, str) or "\udc80" in k for k in row)
+
+    check()
