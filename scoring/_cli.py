@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import functools
+import importlib.util
 import json
 import math
 import os
@@ -12,7 +13,7 @@ import random
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from normalize import Result
 from normalize.cli import (
@@ -26,8 +27,10 @@ from normalize.cli import (
 from normalize.errors import UsageError
 from normalize.jsonl import (
     decode_held,
+    decode_line,
     encode_row,
     encode_row_taking,
+    iter_lines,
     read_jsonl,
     restore_written_values,
     to_input_row,
@@ -66,6 +69,7 @@ from scoring.metrics import (
     MathVerifier,
     Score,
     Scored,
+    ScoringConfig,
     read_scored,
     score_result,
     scoring_config,
@@ -150,6 +154,79 @@ def check_scoring(pack: Pack) -> None:
         raise UsageError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
 
 
+#: The module each metric needs beyond the core install, and the extra that brings it.
+_METRIC_MODULES: Final[dict[str, tuple[str, str]]] = {
+    **dict.fromkeys(("bleu", "chrf", "ter"), ("sacrebleu", "text")),
+    **dict.fromkeys(("rouge1", "rouge2", "rougeL", "rougeLsum"), ("rouge_score", "text")),
+    **dict.fromkeys(("wer", "cer"), ("jiwer", "text")),
+    "bertscore": ("bert_score", "text"),
+    "math_verify": ("math_verify", "math"),
+}
+
+
+def _missing_for(config: ScoringConfig) -> list[tuple[str, str, str]]:
+    """``(metric, module, extra)`` for each metric of ``config`` (its row metric and its report's
+    text metrics) whose module is not installed."""
+    missing = []
+    for name in dict.fromkeys((config.metric, *config.text.metrics)):
+        needed = _METRIC_MODULES.get(name)
+        if needed is not None and not _installed(needed[0]):
+            missing.append((name, *needed))
+    return missing
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be found, without importing it (bert_score would import torch)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a finder that refuses it; a module left as None in sys.modules
+        return False
+
+
+def missing_extras(pack: Pack) -> dict[str, str]:
+    """For each task name and task type name whose scoring needs a module that is not installed,
+    the reason (naming the metric, the module and the extra to install); empty when none does."""
+    names: dict[str, str] = {}
+    for name in (*pack.task_types, *pack.tasks):
+        kind = pack.task_type_of(name)
+        if kind not in METRICS:
+            continue
+        missing = _missing_for(scoring_config(pack, name, kind))
+        if missing:
+            what = ", ".join(f"{metric} needs {module!r}" for metric, module, _ in missing)
+            extras = " ".join(sorted({f"harness-normalize[{extra}]" for *_, extra in missing}))
+            names[name] = (f"task {name!r} is scored with metrics from an optional extra that is not installed "
+                           f"({what}): pip install '{extras}'")
+    return names
+
+
+def check_extras(pack: Pack, paths: Sequence[str | Path]) -> dict[str, str]:
+    """Before any work: a :class:`UsageError` naming the extra when a row of ``paths`` has a task
+    whose metrics need a module that is not installed.  Only when such a task exists are the
+    inputs searched (a byte search for the task's name, then the lines holding it decoded), so
+    a run whose rows need nothing missing pays nothing.  Returns :func:`missing_extras` (for
+    stdin, which cannot be searched first, :func:`score_chunk` refuses such a row when it comes)."""
+    missing = missing_extras(pack)
+    if not missing:
+        return missing
+    needles = {needle for name in missing for needle in (json.dumps(name).encode(),
+                                                          json.dumps(name, ensure_ascii=False).encode())}
+    for path in paths:
+        if str(path) == "-":
+            continue
+        for number, raw in iter_lines(path):
+            if not any(needle in raw for needle in needles):
+                continue
+            data = decode_line(raw, number, keep_text=False).data
+            task = data.get("task") if data is not None else None
+            if data is not None and isinstance(task, str) and task in missing and data.get("target") is not None:
+                source = data.get("lm_eval")
+                where = (f"{source.get('file')} line {source.get('line')}" if isinstance(source, dict)
+                         else f"{path} line {number}")
+                raise UsageError(f"{where}: {missing[task]} (or leave out its rows)")
+    return missing
+
+
 # --------------------------------------------------------------------------- score
 
 
@@ -171,6 +248,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     args.input = source_input(args, pack)
     check_scoring(pack)
+    needs_extras = check_extras(pack, [args.input])
     builder = ReportBuilder()
     samples = SampleAggregator(pack, args.aggregate, k=args.k) if args.aggregate else None
 
@@ -192,7 +270,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             consume([score_record(read_scored(pack, restore_written_values(json.loads(line)), verifier=verifier),
                                   keep_sample=samples is not None)])
         worker = functools.partial(score_chunk, pack, args.output is not None, verifier if jobs == 1 else None,
-                                   keep_samples=samples is not None)
+                                   keep_samples=samples is not None, missing=needs_extras)
         with progress_bar(args.input, enabled=not args.no_progress, desc="score") as advance:
             done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
         if done.interrupted:
@@ -253,8 +331,12 @@ def score_record(sample: Scored, *, keep_sample: bool = True) -> Record:
 
 
 def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
-                chunk: list[tuple[int, bytes]], *, keep_samples: bool = True) -> tuple[bytes, list[Record]]:
-    """Normalize and score a chunk of raw lines: their output lines (when wanted) and report records."""
+                chunk: list[tuple[int, bytes]], *, keep_samples: bool = True,
+                missing: Mapping[str, str] | None = None) -> tuple[bytes, list[Record]]:
+    """Normalize and score a chunk of raw lines: their output lines (when wanted) and report records.
+
+    ``missing``: :func:`missing_extras`; a row of such a task is a :class:`UsageError` (rows from
+    stdin, which :func:`check_extras` could not search first)."""
     verifier = verifier if verifier is not None else _verifier_here()
     parts: list[bytes] = []
     records: list[Record] = []
@@ -264,6 +346,8 @@ def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
         line = decode_held(held, number)  # a huge row's bytes go once decoded
         typed = normalize_typed(pack, to_input_row(line))
         del line
+        if missing and typed.row.task in missing and typed.row.target is not None:
+            raise UsageError(f"input line {number}: {missing[typed.row.task]} (or leave out its rows)")
         score = score_result(pack, typed.row, typed.result, verifier=verifier)
         records.append(score_record(Scored(typed.row, typed.result, score), keep_sample=keep_samples))
         out = typed.out
@@ -345,9 +429,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     check_scoring(pack)
     check_html_options(args)
+    input_a, input_b = source_input(args, pack, args.a), source_input(args, pack, args.b)
+    check_extras(pack, [input_a, input_b])
     with MathVerifier() as verifier:
-        scored_a = score_file(pack, source_input(args, pack, args.a), verifier=verifier)
-        scored_b = score_file(pack, source_input(args, pack, args.b), verifier=verifier)
+        scored_a = score_file(pack, input_a, verifier=verifier)
+        scored_b = score_file(pack, input_b, verifier=verifier)
         if args.html:
             write_compare_html(args.html, pack, [(args.a, *scored_a), (args.b, *scored_b)], args, verifier)
     a, b = per_id_values(scored_a[1]), per_id_values(scored_b[1])

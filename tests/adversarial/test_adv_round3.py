@@ -202,3 +202,51 @@ def test_encode_row_taking_writes_encode_rows_bytes() -> None:
         assert taken == {} or any(not isinstance(k, str) or "\udc80" in k for k in row)
 
     check()
+
+
+# --------------------------------------------------------------------------- a metric's optional extra missing
+
+_WITHOUT = """
+import importlib.abc, sys
+blocked = set(sys.argv[1].split(","))
+
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked by the test)", name=name)
+        return None
+
+sys.meta_path.insert(0, Blocker())
+for name in list(sys.modules):
+    if name.split(".")[0] in blocked:
+        del sys.modules[name]
+from scoring.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _without(modules: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _WITHOUT, modules, *args], capture_output=True, text=True,
+                          input=stdin, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+
+
+def test_a_metric_whose_extra_is_missing_is_a_usage_error_before_any_work(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    math_row = json.dumps({"id": 2, "task": "gsm8k", "output": "#### 4", "target": "4"})
+    untargeted = json.dumps({"id": 3, "task": "alpaca_eval", "output": "Dear diary"})  # no target: no metric runs
+    writing = json.dumps({"id": 1, "task": "alpaca_eval", "output": "The cat sat.", "target": "A cat sat."})
+    rows.write_text("\n".join([math_row, untargeted, writing]) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    refused = _without("sacrebleu", "score", str(rows), "-o", str(out), "--jobs", "1")
+    assert refused.returncode == 2, refused.stderr
+    assert "Traceback" not in refused.stderr
+    (message,) = [line for line in refused.stderr.splitlines() if line.strip()]
+    assert f"{rows} line 3" in message and "'sacrebleu'" in message and "harness-normalize[text]" in message
+    assert not out.exists() and not Path(f"{out}.partial").exists()  # refused before any row was scored
+    piped = _without("sacrebleu,rouge_score", "score", "-", "--jobs", "1", stdin=rows.read_text(encoding="utf-8"))
+    assert piped.returncode == 2 and "Traceback" not in piped.stderr
+    assert "input line 3" in piped.stderr and "harness-normalize[text]" in piped.stderr
+    rows.write_text("\n".join([math_row, untargeted]) + "\n", encoding="utf-8")
+    fine = _without("sacrebleu", "score", str(rows), "-o", str(out), "--jobs", "1")
+    assert fine.returncode == 0, fine.stderr  # rows that need nothing missing score as before
+    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == [2, 3]
