@@ -61,7 +61,7 @@ from scoring._html_cli import (
 )
 from scoring._items import Item, item_of, task_label
 from scoring._textsim import TextSettings, paired_text_report
-from scoring.aggregate import AGGREGATES, SampleAggregator, slim
+from scoring.aggregate import AGGREGATES, SampleAggregator, TargetConflicts, slim
 from scoring.metrics import (
     METRICS,
     NO_ANSWER,
@@ -95,6 +95,10 @@ def register(sub: Any) -> None:
     score.add_argument("--aggregate", choices=AGGREGATES, default=None,
                        help="combine the samples of each id: vote on parsed answers, any, mean, median, pass@k")
     score.add_argument("--k", type=int, default=None, help="k for --aggregate pass@k")
+    score.add_argument("--strict-ids", action="store_true",
+                       help="refuse (exit 2) an id whose rows give different targets, aliases or options "
+                            "(without it, --aggregate scores such an item against its first sample's target and "
+                            "warns, counting them in the report)")
     _add_bootstrap_options(score)
     score.add_argument("--fail-on-variance", action="store_true",
                        help="exit 1 when a run-to-run coefficient of variation exceeds the threshold")
@@ -250,11 +254,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_scoring(pack)
     needs_extras = check_extras(pack, [args.input])
     builder = ReportBuilder()
-    samples = SampleAggregator(pack, args.aggregate, k=args.k) if args.aggregate else None
+    strict_ids = bool(getattr(args, "strict_ids", False))
+    samples = SampleAggregator(pack, args.aggregate, k=args.k, strict_ids=strict_ids) if args.aggregate else None
+    conflicts = samples.conflicts if samples is not None else TargetConflicts(strict=True) if strict_ids else None
+    keep_samples = samples is not None or conflicts is not None
 
     def consume(records: list[Record]) -> None:
         for sample, item in records:
             if samples is None or sample is None:
+                if conflicts is not None and sample is not None:
+                    conflicts.add(sample.row)
                 builder.add(item)
                 continue
             samples.add(sample)
@@ -268,9 +277,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             as output:
         for line in output.kept_lines():  # the scored rows written so far, read back at the JSONL edge
             consume([score_record(read_scored(pack, restore_written_values(json.loads(line)), verifier=verifier),
-                                  keep_sample=samples is not None)])
+                                  keep_sample=keep_samples)])
         worker = functools.partial(score_chunk, pack, args.output is not None, verifier if jobs == 1 else None,
-                                   keep_samples=samples is not None, missing=needs_extras)
+                                   keep_samples=keep_samples, missing=needs_extras)
         with progress_bar(args.input, enabled=not args.no_progress, desc="score") as advance:
             done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
         if done.interrupted:
@@ -285,6 +294,8 @@ def cmd_score(args: argparse.Namespace) -> int:
                 builder.add(item)
         report = builder.build(pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
                                seed=args.seed, cv_threshold=args.cv_threshold)
+        if samples is not None:
+            report["conflicting_targets"] = samples.conflicts.summary()
         output.commit()
     if args.html:
         write_score_html_from_file(args.html, pack, args.input, report, args)
@@ -292,6 +303,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         write_atomically(args.report, json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     print(render(report, args.format, color=use_color(report_stream)), file=report_stream)
+    if samples is not None and samples.conflicts:
+        shown = samples.conflicts.summary(limit=3)
+        more = f" (and {shown['ids'] - 3} more: see conflicting_targets in --report)" if shown["ids"] > 3 else ""
+        print(f"normalize: warning: {shown['ids']} id(s) have samples with different targets; each was scored "
+              f"against its first sample's (--strict-ids refuses them): {'; '.join(shown['first'])}{more}",
+              file=sys.stderr)
     if args.fail_on_variance and report["flagged"]:
         return EXIT_FINDINGS
     return EXIT_OK

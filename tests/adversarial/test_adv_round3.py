@@ -250,3 +250,30 @@ def test_a_metric_whose_extra_is_missing_is_a_usage_error_before_any_work(tmp_pa
     fine = _without("sacrebleu", "score", str(rows), "-o", str(out), "--jobs", "1")
     assert fine.returncode == 0, fine.stderr  # rows that need nothing missing score as before
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == [2, 3]
+
+
+# --------------------------------------------------------------------------- ids repeated with other targets
+
+def test_conflicting_targets_are_counted_under_aggregate_and_refused_with_strict_ids(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(json.dumps(r) for r in [
+        {"id": 1, "task": "gsm8k", "output": "#### 4", "target": "4"},
+        {"id": 1, "task": "gsm8k", "output": "#### 5", "target": "5"},  # the same item, another target
+        {"id": 2, "task": "gsm8k", "output": "#### 6", "target": "6"},
+        {"id": 2, "task": "gsm8k", "output": "#### 6", "target": "6"},  # a sample like its first: fine
+    ]) + "\n", encoding="utf-8")
+    report = tmp_path / "report.json"
+    warned = _cli("score", str(rows), "--aggregate", "vote", "--jobs", "1", "--report", str(report))
+    assert warned.returncode == 0, warned.stderr
+    assert "warning: 1 id(s) have samples with different targets" in warned.stderr
+    assert 'gsm8k/1: line 1 gives "4", line 2 gives "5"' in warned.stderr
+    assert json.loads(report.read_text(encoding="utf-8"))["conflicting_targets"]["ids"] == 1
+    for extra in (["--aggregate", "vote"], []):
+        refused = _cli("score", str(rows), *extra, "--strict-ids", "--jobs", "1")
+        assert refused.returncode == 2, refused.stderr
+        assert "Traceback" not in refused.stderr
+        (message,) = [line for line in refused.stderr.splitlines() if line.strip()]
+        assert message.startswith("normalize: error: --strict-ids: id gsm8k/1") and '"5"' in message
+    rows.write_text("\n".join(rows.read_text(encoding="utf-8").splitlines()[2:]) + "\n", encoding="utf-8")
+    clean = _cli("score", str(rows), "--aggregate", "vote", "--strict-ids", "--jobs", "1")
+    assert clean.returncode == 0 and "warning" not in clean.stderr, clean.stderr
