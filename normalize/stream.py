@@ -35,6 +35,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,30 @@ PARALLEL_MIN_BYTES = 256 << 10
 Worker = Callable[[list[tuple[int, bytes]]], tuple[bytes, list[Any]]]
 
 _WORKER: Worker | None = None  # set in the parent before the pool forks; workers inherit it
+
+
+class WorkerDied(UsageError):
+    """A ``--jobs`` worker process died (killed, out of memory): not a bug in the rows or the
+    tool, and the run is resumable; the command line reports it with exit 2."""
+
+
+@dataclass
+class _Slots:
+    """Where each worker records the chunk it is on (shared memory), so a worker that dies can
+    be named with its chunk: ``claimed`` counts the slots taken, ``cells`` holds per slot
+    ``pid, first line, last line`` (0 when idle)."""
+
+    lock: Any  # multiprocessing.Lock
+    claimed: Any  # RawValue("i")
+    cells: Any  # RawArray("q", 3 * slots)
+
+    @property
+    def size(self) -> int:
+        return len(self.cells) // 3
+
+
+_SLOTS: _Slots | None = None  # set in the parent before the pool forks; workers inherit it
+_SLOT = -1  # this worker's slot (-1: none, or not a worker)
 
 
 #: Inputs of at least this many bytes get a progress bar when stderr is a terminal.
@@ -382,10 +407,21 @@ def take_line(chunk: list[tuple[int, bytes]], index: int) -> tuple[int, list[byt
     return number, [raw]
 
 
+def _on_chunk(first: int, last: int) -> None:
+    """Record in this worker's slot the lines it is working on (``0, 0``: none)."""
+    if _SLOTS is not None and _SLOT >= 0:
+        cells = _SLOTS.cells
+        cells[3 * _SLOT + 1], cells[3 * _SLOT + 2] = first, last
+
+
 def _run_chunk(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
     if _WORKER is None:
         raise RuntimeError("the worker function was not set before the pool started")
-    return _WORKER(chunk)
+    _on_chunk(chunk[0][0], chunk[-1][0])
+    try:
+        return _WORKER(chunk)
+    finally:
+        _on_chunk(0, 0)
 
 
 class RangeTask(NamedTuple):
@@ -483,6 +519,7 @@ def _run_range(task: RangeTask) -> RangeDone:
     sink = _SINK if task.turn >= 0 else None
     if task.turn >= 0 and sink is None:
         raise RuntimeError("the output was not set before the pool started")
+    _on_chunk(task.first, task.first + task.lines - 1)
     try:
         chunk = read_range(task.path, task.start, task.end, task.first)
         last = chunk[-1][0] if chunk else 0
@@ -490,10 +527,13 @@ def _run_range(task: RangeTask) -> RangeDone:
     except BaseException:
         if sink is not None:
             _write_in_turn(sink, task.turn, None)  # later chunks must not wait for this one
+        _on_chunk(0, 0)
         raise
     if sink is None:
+        _on_chunk(0, 0)
         return RangeDone(data, records, last)
     _write_in_turn(sink, task.turn, data)
+    _on_chunk(0, 0)
     return RangeDone(None, records, last)
 
 
@@ -527,6 +567,60 @@ def _init_worker(parent: int) -> None:
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
+    global _SLOT
+    slots = _SLOTS
+    if slots is not None:
+        with slots.lock:
+            slot = slots.claimed.value
+            slots.claimed.value = slot + 1
+        if slot < slots.size:
+            _SLOT = slot
+            slots.cells[3 * slot] = os.getpid()
+
+
+def _start_slots(context: Any, jobs: int) -> None:
+    global _SLOTS
+    _SLOTS = _Slots(context.Lock(), context.RawValue("i", 0), context.RawArray("q", 3 * 2 * jobs))
+
+
+def _worker_died(pool: ProcessPoolExecutor, output: Output, progress: Progress, waiting: tuple[int, int]) -> WorkerDied:
+    """What to say when ``pool`` broke: which worker died, how, on which lines (from its slot;
+    else the chunk the run was waiting for, ``waiting``), and that ``--resume`` continues."""
+    processes = dict(getattr(pool, "_processes", None) or {})  # the pool's own record (CPython): each worker
+    for proc in processes.values():
+        proc.join(2.0)  # the broken pool is ending the others: their exit codes tell which died first
+    dead = {pid: proc.exitcode for pid, proc in processes.items()
+            if proc.exitcode is not None and proc.exitcode not in (0, -signal.SIGTERM)}
+    on = ""
+    who = "a worker process"
+    slots = _SLOTS
+    if slots is not None:
+        cells = list(slots.cells)
+        for slot in range(slots.size):
+            pid, first, last = cells[3 * slot: 3 * slot + 3]
+            if pid in dead:
+                who = f"worker process {pid}"
+                on = f" while on the chunk of input lines {first}–{last}" if first else " between chunks"
+                break
+    codes = [code for code in dead.values() if code is not None]
+    if codes and codes[0] < 0:
+        try:
+            how = f"killed by {signal.Signals(-codes[0]).name}"
+        except ValueError:
+            how = f"killed by signal {-codes[0]}"
+        how += ": out of memory, or killed from outside" if codes[0] == -signal.SIGKILL else ""
+    elif codes:
+        how = f"exited with status {codes[0]}"
+    else:
+        how = "terminated abruptly"
+    done = f"after input line {progress.last_line}" if progress.last_line else "before the first row"
+    done += f" (the chunk of input lines {waiting[0]}–{waiting[1]} was not finished)"
+    if output.path is None:
+        resume = f"the rows up to input line {progress.last_line} went to stdout; write to a file (-o) to resume"
+    else:
+        resume = (f"the rows done so far are in {output.partial} (partial; {output.path} is unchanged): run the same "
+                  "command with --resume to continue")
+    return WorkerDied(f"{who} died ({how}){on}; the run stopped {done}; {resume}")
 
 
 def run_job(
@@ -586,33 +680,43 @@ def run_job(
         progress.interrupted = True
         return progress
 
-    global _WORKER
+    global _WORKER, _SLOTS
     _WORKER = worker
     output.handle.flush()  # forked workers must not inherit unwritten bytes
     sys.stdout.flush()
     sys.stderr.flush()
     gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
     context = multiprocessing.get_context("fork")
-    pending: list[tuple[Future[tuple[bytes, list[Any]]], int]] = []
+    _start_slots(context, jobs)
+    pending: list[tuple[Future[tuple[bytes, list[Any]]], int, int]] = []
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(os.getpid(),)) as pool:
             exhausted = False
-            while True:
-                while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
-                    chunk = next(source, None)
-                    if chunk is None:
-                        exhausted = True
+            waiting = (0, 0)  # the lines of the chunk the run waits for next
+            try:
+                while True:
+                    while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
+                        chunk = next(source, None)
+                        if chunk is None:
+                            exhausted = True
+                            break
+                        if not pending:
+                            waiting = (chunk[0][0], chunk[-1][0])
+                        pending.append((pool.submit(_run_chunk, chunk), chunk[0][0], chunk[-1][0]))
+                    if not pending:
                         break
-                    pending.append((pool.submit(_run_chunk, chunk), chunk[-1][0]))
-                if not pending:
-                    break
-                future, last = pending.pop(0)
-                data, records = future.result()
-                take(data, records, last)
+                    future, first_line, last = pending.pop(0)
+                    waiting = (first_line, last)
+                    data, records = future.result()
+                    take(data, records, last)
+                    if pending:
+                        waiting = pending[0][1:]
+            except BrokenProcessPool:  # a worker died: at submit or at a result
+                raise _worker_died(pool, output, progress, waiting) from None
             progress.interrupted = interrupt.requested and not exhausted
     finally:
-        _WORKER = None
+        _WORKER = _SLOTS = None
         gc.unfreeze()
     return progress
 
@@ -645,7 +749,7 @@ def _run_ranges(
         progress.interrupted = True
         return progress
 
-    global _WORKER, _SINK
+    global _WORKER, _SINK, _SLOTS
     _WORKER = worker
     output.handle.flush()  # forked workers must not inherit unwritten bytes
     sys.stdout.flush()
@@ -657,31 +761,43 @@ def _run_ranges(
         sink = _Sink(output.handle.fileno(), lock, context.RawValue("q", 0), context.RawValue("q", output.handle.tell()),
                      context.RawValue("b", 0))
     _SINK = sink
+    _start_slots(context, jobs)
     gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
-    pending: list[Future[RangeDone]] = []
+    pending: list[tuple[Future[RangeDone], int, int]] = []
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(os.getpid(),)) as pool:
             exhausted = False
             turn = 0
-            while True:
-                while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
-                    upcoming = next(ranges, None)
-                    if upcoming is None:
-                        exhausted = True
+            waiting = (0, 0)  # the lines of the chunk the run waits for next
+            try:
+                while True:
+                    while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
+                        upcoming = next(ranges, None)
+                        if upcoming is None:
+                            exhausted = True
+                            break
+                        start, end, line, lines = upcoming
+                        if not pending:
+                            waiting = (line, line + lines - 1)
+                        pending.append((pool.submit(_run_range, RangeTask(path, start, end, line, lines,
+                                                                           turn if sink is not None else -1)),
+                                        line, line + lines - 1))
+                        turn += 1
+                    if not pending:
                         break
-                    start, end, line, lines = upcoming
-                    pending.append(pool.submit(_run_range, RangeTask(path, start, end, line, lines,
-                                                                      turn if sink is not None else -1)))
-                    turn += 1
-                if not pending:
-                    break
-                done = pending.pop(0).result()
-                if done.records:  # not blank lines only
-                    take(done.data or b"", done.records, done.last)
+                    future, first_line, last_line = pending.pop(0)
+                    waiting = (first_line, last_line)
+                    done = future.result()
+                    if done.records:  # not blank lines only
+                        take(done.data or b"", done.records, done.last)
+                    if pending:
+                        waiting = pending[0][1:]
+            except BrokenProcessPool:  # a worker died: at submit or at a result
+                raise _worker_died(pool, output, progress, waiting) from None
             progress.interrupted = interrupt.requested and not exhausted
     finally:
-        _WORKER = _SINK = None
+        _WORKER = _SINK = _SLOTS = None
         gc.unfreeze()
         if sink is not None:  # the handle goes on from where the workers stopped writing
             output.handle.seek(sink.offset.value)
@@ -739,6 +855,7 @@ __all__ = [
     "Progress",
     "RangeDone",
     "RangeTask",
+    "WorkerDied",
     "add_stream_options",
     "check_jobs",
     "chunks",

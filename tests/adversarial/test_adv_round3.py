@@ -277,3 +277,47 @@ def test_conflicting_targets_are_counted_under_aggregate_and_refused_with_strict
     rows.write_text("\n".join(rows.read_text(encoding="utf-8").splitlines()[2:]) + "\n", encoding="utf-8")
     clean = _cli("score", str(rows), "--aggregate", "vote", "--strict-ids", "--jobs", "1")
     assert clean.returncode == 0 and "warning" not in clean.stderr, clean.stderr
+
+
+# --------------------------------------------------------------------------- a --jobs worker killed
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+                    reason="finds the workers through /proc (Linux)")
+def test_a_killed_worker_is_named_with_its_chunk_and_resume_continues(tmp_path: Path) -> None:
+    import signal
+
+    from scoring.cli import main
+    from tests.adversarial._inputs import mixed_rows, write_lines
+
+    source = write_lines(tmp_path / "in.jsonl", mixed_rows(4000, seed=3))
+    reference = tmp_path / "reference.jsonl"
+    assert main(["run", str(source), "-o", str(reference), "--jobs", "1"]) == 0
+    out = tmp_path / "out.jsonl"
+    partial = Path(f"{out}.partial")
+    proc = subprocess.Popen([sys.executable, "-m", "scoring.cli", "run", str(source), "-o", str(out), "--jobs", "2"],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while time.monotonic() < deadline and proc.poll() is None:
+        workers = _children(proc.pid)
+        if len(workers) >= 2 and partial.exists() and partial.stat().st_size > 150_000:  # workers have written
+            break
+        time.sleep(0.01)
+    assert workers, "the run ended before its workers could be found"
+    os.kill(workers[-1], signal.SIGKILL)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err and "BrokenProcessPool" not in err and "bug" not in err
+    (message,) = [line for line in err.splitlines() if line.strip()]
+    assert "died (killed by SIGKILL" in message and "input lines" in message
+    assert str(partial) in message and "--resume" in message
+    assert not out.exists()
+    assert main(["run", str(source), "-o", str(out), "--jobs", "2", "--resume"]) == 0
+    assert out.read_bytes() == reference.read_bytes()
