@@ -26,6 +26,7 @@ still resumable, as after SIGKILL).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import multiprocessing
@@ -197,10 +198,17 @@ class Output:
     path: str | None
     handle: IO[bytes]
     rows_kept: int = 0
+    #: What a write error names when there is no ``path`` (a device or pipe; stdout).
+    name: str = "standard output"
 
     @property
     def partial(self) -> Path | None:
         return None if self.path is None else partial_path(self.path)
+
+    @property
+    def written(self) -> str:
+        """The file the rows go to now (``OUT.partial`` for an atomic output)."""
+        return str(self.partial) if self.partial is not None else self.name
 
     def kept_lines(self) -> Iterator[bytes]:
         """The complete lines a resumed run kept from ``OUT.partial``, read back one at a time."""
@@ -211,24 +219,44 @@ class Output:
                 yield next(reader)
 
     def write(self, data: bytes) -> None:
-        self.handle.write(data)
+        try:
+            self.handle.write(data)
+        except OSError as exc:
+            raise named(exc, self.written) from None
 
     def commit(self) -> None:
         """Flush, sync to disk, rename ``OUT.partial`` to ``OUT`` and drop the sidecar."""
-        self.handle.flush()
-        if self.path is None:
-            return
-        os.fsync(self.handle.fileno())
-        self.handle.close()
+        try:
+            self.handle.flush()
+            if self.path is None:
+                return
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+        except OSError as exc:
+            raise named(exc, self.written) from None
         os.replace(partial_path(self.path), self.path)
         _meta_path(self.path).unlink(missing_ok=True)
 
     def stop(self) -> None:
         """Flush what is written and leave ``OUT.partial`` for ``--resume``."""
-        self.handle.flush()
-        if self.path is not None:
-            os.fsync(self.handle.fileno())
-            self.handle.close()
+        try:
+            self.handle.flush()
+            if self.path is not None:
+                os.fsync(self.handle.fileno())
+                self.handle.close()
+        except OSError as exc:
+            if self.path is not None and not self.handle.closed:
+                with contextlib.suppress(OSError):
+                    self.handle.close()
+            raise named(exc, self.written) from None
+
+
+def named(exc: OSError, path: str | Path) -> OSError:
+    """``exc`` naming ``path`` when it names no file (a write's ``File too large``, ``No space left``
+    carry none); the same class, so a broken pipe stays a :class:`BrokenPipeError`."""
+    if exc.filename is not None or exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(path))
 
 
 def _complete_lines(path: Path) -> tuple[int, int]:
@@ -267,7 +295,7 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         with sink:
-            yield Output(None, sink)
+            yield Output(None, sink, name=str(path))
         return
     if path is None or str(path) == "-":
         if resume:
@@ -508,6 +536,7 @@ class _Sink:
     turn: Any  # multiprocessing RawValue("q"): the turn of the chunk to write next
     offset: Any  # RawValue("q"): where it goes
     failed: Any  # RawValue("b"): a chunk failed; no later one is written
+    name: str = ""  # the file, for a write error
 
 
 _SINK: _Sink | None = None  # set in the parent before the pool forks; workers inherit it
@@ -544,16 +573,23 @@ def _write_in_turn(sink: _Sink, turn: int, data: bytes | None) -> None:
     with sink.lock:
         while sink.turn.value != turn:
             sink.lock.wait(1.0)
+        error: OSError | None = None
         if data is None:
             sink.failed.value = 1
         elif not sink.failed.value:
             view, at = memoryview(data), sink.offset.value
-            while view:  # pwrite may take part of it
-                written = os.pwrite(sink.fd, view, at)
-                view, at = view[written:], at + written
-            sink.offset.value = at
-        sink.turn.value = turn + 1
+            try:
+                while view:  # pwrite may take part of it
+                    written = os.pwrite(sink.fd, view, at)
+                    view, at = view[written:], at + written
+            except OSError as exc:  # a full disk, a file size limit: this chunk and every later one fail
+                sink.failed.value, error = 1, named(exc, sink.name)
+            else:
+                sink.offset.value = at
+        sink.turn.value = turn + 1  # passed on even after a failure: later chunks must not wait for ever
         sink.lock.notify_all()
+    if error is not None:
+        raise error
 
 
 def _init_worker(parent: int) -> None:
@@ -759,7 +795,7 @@ def _run_ranges(
     if _regular_output(output):  # the workers write it, in turn, from where it ends now
         lock = context.Condition()
         sink = _Sink(output.handle.fileno(), lock, context.RawValue("q", 0), context.RawValue("q", output.handle.tell()),
-                     context.RawValue("b", 0))
+                     context.RawValue("b", 0), output.written)
     _SINK = sink
     _start_slots(context, jobs)
     gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages

@@ -321,3 +321,40 @@ def test_a_killed_worker_is_named_with_its_chunk_and_resume_continues(tmp_path: 
     assert not out.exists()
     assert main(["run", str(source), "-o", str(out), "--jobs", "2", "--resume"]) == 0
     assert out.read_bytes() == reference.read_bytes()
+
+
+# --------------------------------------------------------------------------- "File too large" names the file
+
+_FSIZE = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1])))
+from scoring.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize(("command", "jobs"), [("run", "1"), ("run", "2"), ("score", "2")])
+def test_file_too_large_names_the_file(tmp_path: Path, command: str, jobs: str) -> None:
+    from tests.adversarial._inputs import mixed_rows, write_lines
+
+    source = write_lines(tmp_path / "in.jsonl", mixed_rows(1500, seed=5))  # > 256 KB: --jobs runs in parallel
+    out = tmp_path / "out.jsonl"
+    out.write_text("the previous output\n", encoding="utf-8")
+    child = subprocess.run([sys.executable, "-c", _FSIZE, "100000", command, str(source), "-o", str(out),
+                            "--jobs", jobs], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert child.returncode == 2, child.stderr
+    (message,) = [line for line in child.stderr.splitlines() if line.strip()]
+    assert message == f"normalize: error: {out}.partial: File too large"
+    assert out.read_text(encoding="utf-8") == "the previous output\n"
+
+
+def test_file_too_large_for_the_lm_eval_rows_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / _SAMPLES
+    _lm_eval_lines(path, 300_000)
+    child = subprocess.run([sys.executable, "-c", _FSIZE, "100000", "run", str(path), "--from", "lm-eval",
+                            "-o", "/dev/null"], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}, timeout=120)
+    assert child.returncode == 2, child.stderr
+    (message,) = [line for line in child.stderr.splitlines() if line.strip()]
+    assert message.startswith(f"normalize: error: {tmp_path}/lm-eval-rows-") and message.endswith(": File too large")
