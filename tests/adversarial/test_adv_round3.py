@@ -358,3 +358,39 @@ def test_file_too_large_for_the_lm_eval_rows_names_the_file(tmp_path: Path) -> N
     assert child.returncode == 2, child.stderr
     (message,) = [line for line in child.stderr.splitlines() if line.strip()]
     assert message.startswith(f"normalize: error: {tmp_path}/lm-eval-rows-") and message.endswith(": File too large")
+
+
+# --------------------------------------------------------------------------- OpenAI-compatible requests: bounded
+
+@pytest.mark.parametrize("fault", ["trickle_headers", "trickle_body"])
+def test_a_trickling_server_is_cut_off_at_the_request_timeout(fault: str) -> None:
+    from scoring.lm.generate import Request, SamplingParams
+    from scoring.lm.openai_backend import Client, ClientConfig, OpenAIGenerator
+    from tests.openai_fake_server import FakeOpenAI, serve
+
+    fake = FakeOpenAI(trickle_s=0.5, trickle_bytes=40)  # 20 s of bytes an attempt if nothing cuts it off
+    fake.faults.extend([fault, fault])
+    with serve(fake) as url:
+        client = Client(ClientConfig(url, timeout=2.0, max_retries=1, backoff=0.1))
+        started = time.monotonic()
+        (result,) = OpenAIGenerator(client.config, "m", client=client).generate([Request("p", 0)], SamplingParams())
+        elapsed = time.monotonic() - started
+    assert result.text is None and "failed after 2 attempts" in str(result.error)
+    assert "2 s request timeout" in str(result.error)
+    assert elapsed < 2 * 2.0 + 0.1 + 2.5, elapsed  # two whole attempts and one backoff, with slack for a busy machine
+    assert len(fake.requests) == 2
+
+
+def test_a_reply_with_more_choices_than_asked_is_that_rows_error(tmp_path: Path) -> None:
+    from scoring.lm.generate import Request, SamplingParams
+    from scoring.lm.openai_backend import Client, ClientConfig, OpenAIGenerator
+    from tests.openai_fake_server import FakeOpenAI, serve
+
+    fake = FakeOpenAI()
+    fake.faults.append("two_choices")
+    with serve(fake) as url:
+        client = Client(ClientConfig(url, max_retries=0, concurrency=1))
+        first, second = OpenAIGenerator(client.config, "m", client=client).generate(
+            [Request("p", 0), Request("q", 0)], SamplingParams())
+    assert first.text is None and "2 choices for a request of one (n=1)" in str(first.error)
+    assert second.text is not None and second.text.startswith("text:q")
