@@ -692,9 +692,9 @@ def run_job(
         upcoming = next(lines, None)
         while upcoming is not None:
             number = upcoming[0]
-            chunk, upcoming = [upcoming], None  # the worker may drop the line once decoded (see take_line)
-            data, records = worker(chunk)
-            del chunk
+            one, upcoming = [upcoming], None  # the worker may drop the line once decoded (see take_line)
+            data, records = worker(one)
+            del one
             take(data, records, number)
             upcoming = next(lines, None)
             if interrupt.requested and upcoming is not None:

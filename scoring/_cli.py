@@ -363,8 +363,9 @@ def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
         line = decode_held(held, number)  # a huge row's bytes go once decoded
         typed = normalize_typed(pack, to_input_row(line))
         del line
-        if missing and typed.row.task in missing and typed.row.target is not None:
-            raise UsageError(f"input line {number}: {missing[typed.row.task]} (or leave out its rows)")
+        task = typed.row.task
+        if missing and task is not None and task in missing and typed.row.target is not None:
+            raise UsageError(f"input line {number}: {missing[task]} (or leave out its rows)")
         score = score_result(pack, typed.row, typed.result, verifier=verifier)
         records.append(score_record(Scored(typed.row, typed.result, score), keep_sample=keep_samples))
         out = typed.out

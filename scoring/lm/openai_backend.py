@@ -145,7 +145,8 @@ def _deadline_connection(base: type[http.client.HTTPConnection], deadline: _Dead
 
     class Connection(base):  # type: ignore[valid-type,misc]
         def connect(self) -> None:
-            self.timeout = max(0.001, min(self.timeout or deadline.seconds, deadline.remaining()))
+            given: float | None = getattr(self, "timeout", None)
+            self.timeout = max(0.001, min(given or deadline.seconds, deadline.remaining()))
             super().connect()
             deadline.arm(self.sock)
 
