@@ -331,6 +331,12 @@ _WRITE_PIECE = 1 << 20
 def _write_row(out: Any, data: dict[str, Any]) -> None:
     """One row as a JSON line for ``run``/``score`` to read: a ``NaN`` or infinite target stays a
     literal (read back as that row's ``bad_target``), and a huge value's text goes out in pieces."""
+    source = data.get("lm_eval")
+    texts = [*data.values(), *(source.values() if isinstance(source, dict) else ())]
+    if sum(len(v) for v in texts if isinstance(v, str)) < _WRITE_PIECE:  # the usual row: one dumps, faster
+        out.write(json.dumps(data, ensure_ascii=False, allow_nan=True, default=str).encode("utf-8", "surrogatepass")
+                  + b"\n")
+        return
     _write_json(out, data)
     out.write(b"\n")
 
