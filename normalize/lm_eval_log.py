@@ -9,10 +9,11 @@ per repeat, in file order::
      "lm_eval": {"task": <lm-eval task>, "filter": <filter>, "file": <name>, "line": n,
                  "filtered": <that repeat's filtered response>}}
 
-Which text is normalized: by default the raw response (what the pack's rules are built for) and
-only the lines of the first filter in each file (every filter has the same raw responses, so
-later filters would repeat the rows); ``filter_name`` scores that filter's filtered responses
-instead (or, when that filter is harness-normalize's own, the raw responses it saw).
+Which text is normalized: by default the raw response (what the pack's rules are built for),
+each doc's from the first line that names it (every filter has the same raw responses, so a
+doc's lines under other filters would repeat its rows; a doc that only a later filter lists
+still gets its rows); ``filter_name`` scores that filter's filtered responses instead (or, when
+that filter is harness-normalize's own, the raw responses it saw).
 
 The pack task of a row: ``task`` when given, else the task recorded by harness-normalize's
 filter, else lm-eval's task name from the file name ``samples_<task>_<date>.jsonl``.
@@ -172,7 +173,7 @@ def _known(data: dict[str, Any], kind: str | None = None) -> dict[str, Any]:
 
 def _read_file(path: Path, task: str | None, filter_name: str | None, pack: Pack | None) -> Iterator[_Read]:
     lm_task = lm_eval_task_of(path)
-    first_filter: str | None = None
+    by_doc: dict[Any, str] = {}  # doc -> the filter whose line gave its rows (by default: the first line's)
     try:
         handle = open(path, "rb")
     except OSError as exc:
@@ -198,13 +199,19 @@ def _read_file(path: Path, task: str | None, filter_name: str | None, pack: Pack
                                f"got {_clip(this_filter)})", _shown(data)), _known(data, _kind(pack, task or lm_task))
                 continue
             if filter_name is None:
-                if first_filter is None:
-                    first_filter = this_filter
-                if this_filter != first_filter:
-                    continue  # the same raw responses again, under a later filter
+                doc = _doc_key(data.get("doc_id"))
+                if by_doc.setdefault(doc, this_filter) != this_filter:
+                    continue  # the same raw responses again, under another filter: its rows are out already
             elif this_filter != filter_name:
                 continue
             yield from _rows_of(data, number, where, path, lm_task, task, filter_name, pack)
+
+
+def _doc_key(doc_id: Any) -> Any:
+    """A doc id as a key (lm-eval's are integers; anything else by its JSON)."""
+    if isinstance(doc_id, (int, str)) and not isinstance(doc_id, bool):
+        return doc_id
+    return json.dumps(doc_id, sort_keys=True, default=str)
 
 
 def _clip(value: Any, limit: int = 60) -> str:

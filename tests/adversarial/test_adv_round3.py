@@ -94,6 +94,7 @@ def test_lm_eval_every_line_is_a_row_and_a_nan_target_is_that_rows_bad_target(tm
         json.dumps(_sample(3, "#### 4", "4")).replace('"target": "4"', '"target": NaN'),
         json.dumps(_sample(4, "#### 5", "5")),
         json.dumps(_sample(1, "#### 3", "3", filter="flexible-extract")),  # a later filter: the same rows again
+        json.dumps(_sample(5, "#### 6", "6", filter="flexible-extract")),  # a doc only a later filter lists
     ]
     path = tmp_path / _SAMPLES
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -102,14 +103,14 @@ def test_lm_eval_every_line_is_a_row_and_a_nan_target_is_that_rows_bad_target(tm
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [row.get("id") for row in rows] == [0, 1, 2, 3, 4]
-    assert [row["status"] for row in rows] == ["invalid", "ok", "invalid", "ok", "ok"]
+    assert [row.get("id") for row in rows] == [0, 1, 2, 3, 4, 5]
+    assert [row["status"] for row in rows] == ["invalid", "ok", "invalid", "ok", "ok", "ok"]
     assert f"{_SAMPLES} line 1: no filter name" in rows[0]["reason"]
     assert f"{_SAMPLES} line 3: doc 2 has no response" in rows[2]["reason"]
     assert all(row["task"] == "gsm8k" for row in rows)  # bad lines count as unparsed under their task
     assert "finite number" in rows[3]["score_note"] and rows[3]["correct"] is None
     (gsm8k,) = [g for g in json.loads(result.stdout)["groups"] if g["level"] == "task" and g["name"] == "gsm8k"]
-    assert (gsm8k["n"], gsm8k["bad_target"], gsm8k["parsed"], gsm8k["a_strict"]["value"]) == (5, 1, 2, 0.5)
+    assert (gsm8k["n"], gsm8k["bad_target"], gsm8k["parsed"], gsm8k["a_strict"]["value"]) == (6, 1, 3, 0.6)
 
 
 def _lm_eval_lines(path: Path, size: int) -> int:
