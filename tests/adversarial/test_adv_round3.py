@@ -297,7 +297,7 @@ def test_a_killed_worker_is_named_with_its_chunk_and_resume_continues(tmp_path: 
     from scoring.cli import main
     from tests.adversarial._inputs import mixed_rows, write_lines
 
-    source = write_lines(tmp_path / "in.jsonl", mixed_rows(4000, seed=3))
+    source = write_lines(tmp_path / "in.jsonl", mixed_rows(6000, seed=3))  # seconds of work: time to find a worker
     reference = tmp_path / "reference.jsonl"
     assert main(["run", str(source), "-o", str(reference), "--jobs", "1"]) == 0
     out = tmp_path / "out.jsonl"
