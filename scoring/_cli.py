@@ -653,6 +653,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def run_cvs(pack: Pack, rows: Sequence[Normalized]) -> dict[str, Any]:
     """Per-run accuracy and its coefficient of variation, on raw exact match and on the score."""
     check_scoring(pack)
+    missing = missing_extras(pack)  # rows whose metric needs a module not installed: raw exact match only
     raw_by_run: dict[str, list[float]] = {}
     norm_by_run: dict[str, list[float]] = {}
     with MathVerifier() as verifier:
@@ -663,6 +664,8 @@ def run_cvs(pack: Pack, rows: Sequence[Normalized]) -> dict[str, Any]:
             raw = raw_exact(row)
             if raw is not None:
                 raw_by_run.setdefault(row.run, []).append(raw)
+            if row.task in missing and row.target is not None:
+                continue
             score = score_result(pack, row, normalized.result, verifier=verifier)
             if score.outcome in (SCORED, NO_ANSWER):
                 norm_by_run.setdefault(row.run, []).append(score.value)

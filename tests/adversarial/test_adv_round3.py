@@ -251,6 +251,11 @@ def test_a_metric_whose_extra_is_missing_is_a_usage_error_before_any_work(tmp_pa
     fine = _without("sacrebleu", "score", str(rows), "-o", str(out), "--jobs", "1")
     assert fine.returncode == 0, fine.stderr  # rows that need nothing missing score as before
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == [2, 3]
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("\n".join(json.dumps({**json.loads(writing), "run": run}) for run in "ab") + "\n", encoding="utf-8")
+    audited = _without("sacrebleu", "audit", str(runs), "--format", "json")
+    assert audited.returncode == 0, audited.stderr  # run CVs: raw exact match only for such rows
+    assert json.loads(audited.stdout)["run_cv"]["raw_exact"]["runs"] == {"a": 0.0, "b": 0.0}
 
 
 # --------------------------------------------------------------------------- ids repeated with other targets
