@@ -1193,6 +1193,13 @@ def _stated_json_span(scan: _Scan, *, timeout: float) -> _Span | None:
     pieces: set[str] = set()  # the texts of the values parsed
     reach = -1
     attempts = 0
+    # The last span whose character scan or decoding stopped short of its end, and where: a span
+    # inside it (spans come outer first) that holds that place stops there too, so it is not
+    # tried again: nested spans that cannot parse cost one pass, not one each (depth x length).
+    # (Such a span starts on a bracket outside strings before that place: the outer scan's
+    # tokens align with its own there, and in the JSON read so far that bracket opened a value,
+    # read by the same grammar up to the same error.)
+    short_start = short_stop = -1
     for span in _region_spans(scan, 0, len(text)):
         start, end = span
         if start < reach:
@@ -1204,14 +1211,19 @@ def _stated_json_span(scan: _Scan, *, timeout: float) -> _Span | None:
         outcome = decoded.get(key, _UNTRIED)
         if outcome is _UNTRIED:  # decoded here, not in a helper: at the stack depth it always had
             outcome = None
-            through = _JSON_CHARS.match(text, start, end)  # (it always matches, if only the empty string)
-            if through is not None and through.end() == end:  # else it cannot parse to the end
-                try:
-                    value, stop = _DECODER.raw_decode(text, start)
-                except (ValueError, RecursionError):
-                    pass
-                else:
-                    outcome = (value,) if stop == end else None
+            if not short_start <= start < short_stop < end:
+                through = _JSON_CHARS.match(text, start, end)  # (it always matches, if only the empty string)
+                if through is not None and through.end() == end:  # else it cannot parse to the end
+                    try:
+                        value, stop = _DECODER.raw_decode(text, start)
+                    except json.JSONDecodeError as error:
+                        short_start, short_stop = start, error.pos
+                    except (ValueError, RecursionError):
+                        pass
+                    else:
+                        outcome = (value,) if stop == end else None
+                elif through is not None:
+                    short_start, short_stop = start, through.end()
             decoded[key] = outcome
         if outcome is None:
             continue

@@ -70,6 +70,46 @@ def test_nesting_up_to_the_limit_still_extracts() -> None:
     assert JsonLimits.model_fields["max_depth"].metadata[-1].le == MAX_NESTING  # no parse_json limit is deeper
 
 
+@pytest.mark.parametrize("core", ['"' + "a" * 1_000_000 + '" x', '"' + "a" * 1_000_000 + '" "b"',
+                                  '"' + "a" * 1_000_000 + '\\q"'])
+def test_nested_spans_that_cannot_parse_cost_one_pass(core: str) -> None:
+    # 250 deep (under the limit), each nested span failing at the same place a megabyte in: the
+    # contradictory search scanned and decoded every one of them (~0.9 s)
+    text = "[" * 250 + core + "]" * 250
+    started = time.process_time()
+    assert extract_json_block(text, JsonBlockParams(alternatives="contradictory")) == text
+    assert time.process_time() - started < 0.2
+
+
+def test_the_stated_search_equals_the_oracle_on_nested_broken_json() -> None:
+    import random
+
+    from tests._oracles import json_block as oracle
+
+    rng = random.Random(24)
+    atoms = ["1", '"a"', '"b c"', "true", "x", '"\\q"', "'s'", " ", ",", ":", "1 2", '"k": 1', "True", '"', "or",
+             "\n```json\n", "\n```\n", "Final answer:", "Alternatively"]
+
+    def value(depth: int) -> str:
+        if depth > 6 or rng.random() < 0.3:
+            return rng.choice(atoms)
+        pair = rng.choice(["[]", "{}"])
+        inner = rng.choice([", ", " ", ",", ": "]).join(value(depth + 1) for _ in range(rng.randint(0, 3)))
+        return pair[0] + inner + (pair[1] if rng.random() < 0.9 else "")
+
+    def outcome(fn: object, *args: object) -> object:
+        try:
+            return fn(*args)  # type: ignore[operator]
+        except RejectText as rejected:
+            return ("rejected", rejected.status, rejected.reason)
+
+    for _ in range(1500):
+        text = " ".join(value(0) for _ in range(rng.randint(1, 4)))
+        for alternatives in ("first", "contradictory"):
+            assert outcome(extract_json_block, text, JsonBlockParams(alternatives=alternatives)) == outcome(  # type: ignore[arg-type]
+                oracle.extract_json_block, text, alternatives), (alternatives, text)
+
+
 # --------------------------------------------------------------------------- lm-eval logs: every line a row
 
 _SAMPLES = "samples_gsm8k_2024-05-01T12-30-00.123456.jsonl"
