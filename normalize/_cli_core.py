@@ -10,13 +10,14 @@ from collections import Counter
 from typing import Any
 
 from normalize._io import to_input_row
-from normalize._jsonl import decode_line, encode_row
+from normalize._jsonl import decode_held, encode_row, encode_row_taking
 from normalize.cli import add_format_option, add_pack_option, load_pack_from_args
 from normalize.errors import UsageError
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack
 from normalize.rows import all_invalid_reason, normalize_row
 from normalize.stream import (
+    BIG_ROW_BYTES,
     EXIT_INTERRUPTED,
     add_stream_options,
     check_jobs,
@@ -26,6 +27,7 @@ from normalize.stream import (
     progress_bar,
     run_job,
     stopped_message,
+    take_line,
 )
 
 
@@ -108,10 +110,14 @@ def run_chunk(pack: Pack, trace: str, chunk: list[tuple[int, bytes]]) -> tuple[b
     """Normalize a chunk of raw lines: their output lines and statuses, in order."""
     parts: list[bytes] = []
     statuses: list[str] = []
-    for number, raw in chunk:
-        out = shape_trace(normalize_row(pack, to_input_row(decode_line(raw, number))), trace)
-        parts.append(encode_row(out))
+    for index in range(len(chunk)):
+        number, held = take_line(chunk, index)
+        big = len(held[0]) >= BIG_ROW_BYTES
+        line = decode_held(held, number)  # a huge row's bytes go once decoded
+        out = shape_trace(normalize_row(pack, to_input_row(line)), trace)
+        del line
         statuses.append(str(out.get("status")))
+        parts.append(encode_row_taking(out) if big else encode_row(out))  # a huge row's values go once written
     return b"".join(parts), statuses
 
 

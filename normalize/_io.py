@@ -56,14 +56,17 @@ def iter_lines(path: str | Path, *, skip: int = 0) -> Iterator[tuple[int, bytes]
     only on ``\n`` (a ``\r`` inside a broken line never makes two rows of one).
     """
     with open_input(path) as handle:
-        seen = 0
-        for number, raw in enumerate(handle, start=1):
+        seen = number = 0
+        for raw in handle:  # no enumerate: its reused result tuple would keep the last line alive
+            number += 1
             if not raw.strip():
                 continue
             seen += 1
             if seen <= skip:
                 continue
-            yield number, raw.rstrip(b"\r\n")
+            held = [raw.rstrip(b"\r\n")]
+            del raw  # a huge line is held once, not twice (with and without its line end) ...
+            yield number, held.pop()  # ... and not by this frame while the caller works on it
 
 
 @contextmanager

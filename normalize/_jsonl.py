@@ -35,7 +35,8 @@ _NON_FINITE: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.
 
 @dataclass(frozen=True)
 class Line:
-    """One decoded line: ``data`` (a JSON object) or ``error``; ``text`` is the line as valid text."""
+    """One decoded line: ``data`` (a JSON object) or ``error``; ``text`` is the line as valid text
+    (empty for a line that decoded, when :func:`decode_line` was told not to keep it)."""
 
     number: int
     data: dict[str, Any] | None
@@ -89,8 +90,11 @@ def _find_surrogate(value: Any) -> str | None:
     return None
 
 
-def decode_line(raw: bytes, number: int) -> Line:
+def decode_line(raw: bytes, number: int, *, keep_text: bool = True) -> Line:
     """Decode one line of bytes (without its newline); every failure is a reason, never an exception.
+
+    ``keep_text=False``: a line that decodes keeps ``text`` empty (a refused one keeps it, for
+    ``raw_line``), so a huge row is not held twice while it is processed.
 
     >>> decode_line(b'{"a": 1}', 1).data
     {'a': 1}
@@ -99,6 +103,19 @@ def decode_line(raw: bytes, number: int) -> Line:
     >>> decode_line(b'[1]', 3).error
     'line 3 is a JSON array, not an object'
     """
+    return decode_held([raw], number, keep_text=keep_text)
+
+
+def decode_held(held: list[bytes], number: int, *, keep_text: bool = False) -> Line:
+    """:func:`decode_line` of the one line in ``held``, which it takes out: once the bytes are
+    text they are let go, so a huge line is held at most twice (text, then its value) while
+    it is read, if the caller kept no other reference to it.
+
+    >>> held = [b'{"a": 1}']
+    >>> decode_held(held, 1).data, held
+    ({'a': 1}, [])
+    """
+    raw = held.pop()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -106,6 +123,7 @@ def decode_line(raw: bytes, number: int) -> Line:
         bad = raw[exc.start:exc.end]
         return Line(number, None, f"line {number} is not valid UTF-8: byte 0x{bad[0]:02x} at offset {exc.start} "
                                   f"(shown as \\x{bad[0]:02x} in raw_line)", shown)
+    del raw
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
@@ -127,7 +145,7 @@ def decode_line(raw: bytes, number: int) -> Line:
         if where is not None:
             return Line(number, None, f"line {number} holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape) "
                                       f"at {where}: not Unicode text", text)
-    return Line(number, data, None, text)
+    return Line(number, data, None, text if keep_text else "")
 
 
 def _json_type(value: Any) -> str:
@@ -155,8 +173,62 @@ def encode_row(row: dict[str, Any]) -> bytes:
     except (ValueError, UnicodeEncodeError):
         notes: list[str] = []
         clean = _writable(row, "", notes)
-        clean["encoding_notes"] = [*clean.get("encoding_notes", []), *notes]
+        clean["encoding_notes"] = [*_as_notes(clean.get("encoding_notes")), *notes]
         return (json.dumps(clean, ensure_ascii=False, allow_nan=False, default=str) + "\n").encode("utf-8")
+
+
+def encode_row_taking(row: dict[str, Any]) -> bytes:
+    """The bytes of :func:`encode_row`, emptying ``row`` as it goes: each value is let go once
+    it is JSON text, and the text once it is bytes, so a huge value is held at most twice if
+    the caller kept no other reference to it (encoded whole, a megabyte row's output was held
+    three times: the value, the text, the bytes).
+
+    >>> row = {"a": "é", "t": float("nan")}
+    >>> encode_row_taking(dict(row)) == encode_row(dict(row)), encode_row_taking(row), row
+    (True, b'{"a": "\\xc3\\xa9", "t": "NaN", "encoding_notes": ["/t: NaN written as a string"]}\\n', {})
+    """
+    if any(type(key) is not str or _SURROGATE.search(key) for key in row):
+        return encode_row(row)  # keys as json.dumps converts them: the whole row's rules
+    notes: list[str] = []
+    pieces: list[bytes] = [b"{"]
+    notes_at, given_notes, cleaned_notes = -1, None, None
+    for key in list(row):
+        if len(pieces) > 1:
+            pieces.append(b", ")
+        pieces.append(_dumped(key).encode("utf-8") + b": ")
+        value = row.pop(key)
+        if key == "encoding_notes":  # written last, when every replacement is known
+            notes_at, given_notes = len(pieces), value
+            cleaned_notes = _writable(value, "/encoding_notes", notes)
+            pieces.append(b"")
+            continue
+        try:
+            text = _dumped(value)
+        except ValueError:  # a non-finite number
+            text = None
+        if text is None or _SURROGATE.search(text):
+            text = _dumped(_writable(value, f"/{key}", notes))
+        del value
+        pieces.append(text.encode("utf-8"))
+        del text
+    if notes_at >= 0 or notes:
+        written = given_notes if not notes else [*_as_notes(cleaned_notes), *notes]
+        if notes_at >= 0:
+            pieces[notes_at] = _dumped(written).encode("utf-8")
+        else:
+            pieces.extend((b", " if len(pieces) > 1 else b"", b'"encoding_notes": ', _dumped(written).encode("utf-8")))
+    pieces.append(b"}\n")
+    return b"".join(pieces)
+
+
+def _as_notes(given: Any) -> list[Any]:
+    """A row's own ``encoding_notes`` as a list the replacements are added to (one value that is
+    not a list is one note; none is none)."""
+    return given if isinstance(given, list) else [] if given is None else [given]
+
+
+def _dumped(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
 
 
 def _writable(value: Any, path: str, notes: list[str]) -> Any:

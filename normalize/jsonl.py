@@ -10,9 +10,11 @@ from normalize._io import InputRow, iter_jsonl, iter_lines, read_jsonl, to_input
 from normalize._jsonl import (
     MAX_JSON_DEPTH,
     Line,
+    decode_held,
     decode_line,
     depth_exceeds,
     encode_row,
+    encode_row_taking,
     restore_written_values,
 )
 
@@ -20,9 +22,11 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "InputRow",
     "Line",
+    "decode_held",
     "decode_line",
     "depth_exceeds",
     "encode_row",
+    "encode_row_taking",
     "iter_jsonl",
     "iter_lines",
     "read_jsonl",

@@ -74,6 +74,9 @@ def normalize_typed(pack: Pack, row: InputRow) -> Normalized:
                         task_type=kind, rules_hash=pack.hash)
         return Normalized(typed, result, out)
 
+    source_error = next((data[key] for key in SOURCE_ERROR_FIELDS if key in data), None)
+    if isinstance(source_error, str) and "output" not in data:  # a log line that gave no row (lm_eval_log)
+        return invalid(source_error)
     try:
         parsed = Row.parse(data, row.line)
         task_type = pack.task_type_of(parsed.task or "")  # Row.parse refuses an empty task
@@ -114,6 +117,11 @@ def normalize_rows_typed(
     else:
         for row in rows:
             yield normalize_typed(pack, row)
+
+
+#: The field a log reader writes for a line it could not read (``normalize.lm_eval_log.source_input``).
+SOURCE_ERROR_FIELDS = tuple(f"{source}_error" for source in ("lm_eval", "inspect", "lighteval", "opencompass",
+                                                            "evalscope", "jsonl"))
 
 
 def _invalid_reason(out: dict[str, object]) -> str:

@@ -26,6 +26,7 @@ still resumable, as after SIGKILL).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import multiprocessing
@@ -35,6 +36,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +51,10 @@ from normalize.errors import UsageError
 CHUNK_ROWS = 256
 #: A chunk also ends once its lines hold this many bytes, so huge rows do not pile up.
 CHUNK_BYTES = 1 << 20
+#: A line at least this long is a huge row: its worker lets go of each copy (bytes, text,
+#: value) as soon as the next exists (:func:`take_line`, ``decode_held``, ``encode_row_taking``),
+#: which costs a little time per row, so small rows do not.
+BIG_ROW_BYTES = 1 << 20
 #: Inputs below this size run in one process even with ``--jobs`` (starting workers costs more).
 PARALLEL_MIN_BYTES = 256 << 10
 
@@ -56,6 +62,30 @@ PARALLEL_MIN_BYTES = 256 << 10
 Worker = Callable[[list[tuple[int, bytes]]], tuple[bytes, list[Any]]]
 
 _WORKER: Worker | None = None  # set in the parent before the pool forks; workers inherit it
+
+
+class WorkerDied(UsageError):
+    """A ``--jobs`` worker process died (killed, out of memory): not a bug in the rows or the
+    tool, and the run is resumable; the command line reports it with exit 2."""
+
+
+@dataclass
+class _Slots:
+    """Where each worker records the chunk it is on (shared memory), so a worker that dies can
+    be named with its chunk: ``claimed`` counts the slots taken, ``cells`` holds per slot
+    ``pid, first line, last line`` (0 when idle)."""
+
+    lock: Any  # multiprocessing.Lock
+    claimed: Any  # RawValue("i")
+    cells: Any  # RawArray("q", 3 * slots)
+
+    @property
+    def size(self) -> int:
+        return len(self.cells) // 3
+
+
+_SLOTS: _Slots | None = None  # set in the parent before the pool forks; workers inherit it
+_SLOT = -1  # this worker's slot (-1: none, or not a worker)
 
 
 #: Inputs of at least this many bytes get a progress bar when stderr is a terminal.
@@ -168,10 +198,17 @@ class Output:
     path: str | None
     handle: IO[bytes]
     rows_kept: int = 0
+    #: What a write error names when there is no ``path`` (a device or pipe; stdout).
+    name: str = "standard output"
 
     @property
     def partial(self) -> Path | None:
         return None if self.path is None else partial_path(self.path)
+
+    @property
+    def written(self) -> str:
+        """The file the rows go to now (``OUT.partial`` for an atomic output)."""
+        return str(self.partial) if self.partial is not None else self.name
 
     def kept_lines(self) -> Iterator[bytes]:
         """The complete lines a resumed run kept from ``OUT.partial``, read back one at a time."""
@@ -182,24 +219,44 @@ class Output:
                 yield next(reader)
 
     def write(self, data: bytes) -> None:
-        self.handle.write(data)
+        try:
+            self.handle.write(data)
+        except OSError as exc:
+            raise named(exc, self.written) from None
 
     def commit(self) -> None:
         """Flush, sync to disk, rename ``OUT.partial`` to ``OUT`` and drop the sidecar."""
-        self.handle.flush()
-        if self.path is None:
-            return
-        os.fsync(self.handle.fileno())
-        self.handle.close()
+        try:
+            self.handle.flush()
+            if self.path is None:
+                return
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+        except OSError as exc:
+            raise named(exc, self.written) from None
         os.replace(partial_path(self.path), self.path)
         _meta_path(self.path).unlink(missing_ok=True)
 
     def stop(self) -> None:
         """Flush what is written and leave ``OUT.partial`` for ``--resume``."""
-        self.handle.flush()
-        if self.path is not None:
-            os.fsync(self.handle.fileno())
-            self.handle.close()
+        try:
+            self.handle.flush()
+            if self.path is not None:
+                os.fsync(self.handle.fileno())
+                self.handle.close()
+        except OSError as exc:
+            if self.path is not None and not self.handle.closed:
+                with contextlib.suppress(OSError):
+                    self.handle.close()
+            raise named(exc, self.written) from None
+
+
+def named(exc: OSError, path: str | Path) -> OSError:
+    """``exc`` naming ``path`` when it names no file (a write's ``File too large``, ``No space left``
+    carry none); the same class, so a broken pipe stays a :class:`BrokenPipeError`."""
+    if exc.filename is not None or exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(path))
 
 
 def _complete_lines(path: Path) -> tuple[int, int]:
@@ -238,7 +295,7 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         with sink:
-            yield Output(None, sink)
+            yield Output(None, sink, name=str(path))
         return
     if path is None or str(path) == "-":
         if resume:
@@ -364,10 +421,35 @@ def chunks(lines: Iterable[tuple[int, bytes]], *, rows: int | None = None,
         yield chunk
 
 
+def take_line(chunk: list[tuple[int, bytes]], index: int) -> tuple[int, list[bytes]]:
+    """Line ``index`` of a chunk as its number and a list holding only its bytes, leaving only
+    the number in the chunk: :func:`normalize._jsonl.decode_held` takes the bytes out of the
+    list, so a huge row's bytes live no longer than its decoding.
+
+    >>> chunk = [(3, b'{"a": 1}')]
+    >>> take_line(chunk, 0), chunk
+    ((3, [b'{"a": 1}']), [(3, b'')])
+    """
+    number, raw = chunk[index]
+    chunk[index] = (number, b"")
+    return number, [raw]
+
+
+def _on_chunk(first: int, last: int) -> None:
+    """Record in this worker's slot the lines it is working on (``0, 0``: none)."""
+    if _SLOTS is not None and _SLOT >= 0:
+        cells = _SLOTS.cells
+        cells[3 * _SLOT + 1], cells[3 * _SLOT + 2] = first, last
+
+
 def _run_chunk(chunk: list[tuple[int, bytes]]) -> tuple[bytes, list[Any]]:
     if _WORKER is None:
         raise RuntimeError("the worker function was not set before the pool started")
-    return _WORKER(chunk)
+    _on_chunk(chunk[0][0], chunk[-1][0])
+    try:
+        return _WORKER(chunk)
+    finally:
+        _on_chunk(0, 0)
 
 
 class RangeTask(NamedTuple):
@@ -454,6 +536,7 @@ class _Sink:
     turn: Any  # multiprocessing RawValue("q"): the turn of the chunk to write next
     offset: Any  # RawValue("q"): where it goes
     failed: Any  # RawValue("b"): a chunk failed; no later one is written
+    name: str = ""  # the file, for a write error
 
 
 _SINK: _Sink | None = None  # set in the parent before the pool forks; workers inherit it
@@ -465,17 +548,21 @@ def _run_range(task: RangeTask) -> RangeDone:
     sink = _SINK if task.turn >= 0 else None
     if task.turn >= 0 and sink is None:
         raise RuntimeError("the output was not set before the pool started")
+    _on_chunk(task.first, task.first + task.lines - 1)
     try:
         chunk = read_range(task.path, task.start, task.end, task.first)
+        last = chunk[-1][0] if chunk else 0
         data, records = _WORKER(chunk) if chunk else (b"", [])
     except BaseException:
         if sink is not None:
             _write_in_turn(sink, task.turn, None)  # later chunks must not wait for this one
+        _on_chunk(0, 0)
         raise
-    last = chunk[-1][0] if chunk else 0
     if sink is None:
+        _on_chunk(0, 0)
         return RangeDone(data, records, last)
     _write_in_turn(sink, task.turn, data)
+    _on_chunk(0, 0)
     return RangeDone(None, records, last)
 
 
@@ -486,16 +573,23 @@ def _write_in_turn(sink: _Sink, turn: int, data: bytes | None) -> None:
     with sink.lock:
         while sink.turn.value != turn:
             sink.lock.wait(1.0)
+        error: OSError | None = None
         if data is None:
             sink.failed.value = 1
         elif not sink.failed.value:
             view, at = memoryview(data), sink.offset.value
-            while view:  # pwrite may take part of it
-                written = os.pwrite(sink.fd, view, at)
-                view, at = view[written:], at + written
-            sink.offset.value = at
-        sink.turn.value = turn + 1
+            try:
+                while view:  # pwrite may take part of it
+                    written = os.pwrite(sink.fd, view, at)
+                    view, at = view[written:], at + written
+            except OSError as exc:  # a full disk, a file size limit: this chunk and every later one fail
+                sink.failed.value, error = 1, named(exc, sink.name)
+            else:
+                sink.offset.value = at
+        sink.turn.value = turn + 1  # passed on even after a failure: later chunks must not wait for ever
         sink.lock.notify_all()
+    if error is not None:
+        raise error
 
 
 def _init_worker(parent: int) -> None:
@@ -509,6 +603,60 @@ def _init_worker(parent: int) -> None:
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
+    global _SLOT
+    slots = _SLOTS
+    if slots is not None:
+        with slots.lock:
+            slot = slots.claimed.value
+            slots.claimed.value = slot + 1
+        if slot < slots.size:
+            _SLOT = slot
+            slots.cells[3 * slot] = os.getpid()
+
+
+def _start_slots(context: Any, jobs: int) -> None:
+    global _SLOTS
+    _SLOTS = _Slots(context.Lock(), context.RawValue("i", 0), context.RawArray("q", 3 * 2 * jobs))
+
+
+def _worker_died(pool: ProcessPoolExecutor, output: Output, progress: Progress, waiting: tuple[int, int]) -> WorkerDied:
+    """What to say when ``pool`` broke: which worker died, how, on which lines (from its slot;
+    else the chunk the run was waiting for, ``waiting``), and that ``--resume`` continues."""
+    processes = dict(getattr(pool, "_processes", None) or {})  # the pool's own record (CPython): each worker
+    for proc in processes.values():
+        proc.join(2.0)  # the broken pool is ending the others: their exit codes tell which died first
+    dead = {pid: proc.exitcode for pid, proc in processes.items()
+            if proc.exitcode is not None and proc.exitcode not in (0, -signal.SIGTERM)}
+    on = ""
+    who = "a worker process"
+    slots = _SLOTS
+    if slots is not None:
+        cells = list(slots.cells)
+        for slot in range(slots.size):
+            pid, first, last = cells[3 * slot: 3 * slot + 3]
+            if pid in dead:
+                who = f"worker process {pid}"
+                on = f" while on the chunk of input lines {first}–{last}" if first else " between chunks"
+                break
+    codes = [code for code in dead.values() if code is not None]
+    if codes and codes[0] < 0:
+        try:
+            how = f"killed by {signal.Signals(-codes[0]).name}"
+        except ValueError:
+            how = f"killed by signal {-codes[0]}"
+        how += ": out of memory, or killed from outside" if codes[0] == -signal.SIGKILL else ""
+    elif codes:
+        how = f"exited with status {codes[0]}"
+    else:
+        how = "terminated abruptly"
+    done = f"after input line {progress.last_line}" if progress.last_line else "before the first row"
+    done += f" (the chunk of input lines {waiting[0]}–{waiting[1]} was not finished)"
+    if output.path is None:
+        resume = f"the rows up to input line {progress.last_line} went to stdout; write to a file (-o) to resume"
+    else:
+        resume = (f"the rows done so far are in {output.partial} (partial; {output.path} is unchanged): run the same "
+                  "command with --resume to continue")
+    return WorkerDied(f"{who} died ({how}){on}; the run stopped {done}; {resume}")
 
 
 def run_job(
@@ -543,8 +691,10 @@ def run_job(
     if not parallel:
         upcoming = next(lines, None)
         while upcoming is not None:
-            number, raw = upcoming
-            data, records = worker([(number, raw)])
+            number = upcoming[0]
+            one, upcoming = [upcoming], None  # the worker may drop the line once decoded (see take_line)
+            data, records = worker(one)
+            del one
             take(data, records, number)
             upcoming = next(lines, None)
             if interrupt.requested and upcoming is not None:
@@ -566,33 +716,43 @@ def run_job(
         progress.interrupted = True
         return progress
 
-    global _WORKER
+    global _WORKER, _SLOTS
     _WORKER = worker
     output.handle.flush()  # forked workers must not inherit unwritten bytes
     sys.stdout.flush()
     sys.stderr.flush()
     gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
     context = multiprocessing.get_context("fork")
-    pending: list[tuple[Future[tuple[bytes, list[Any]]], int]] = []
+    _start_slots(context, jobs)
+    pending: list[tuple[Future[tuple[bytes, list[Any]]], int, int]] = []
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(os.getpid(),)) as pool:
             exhausted = False
-            while True:
-                while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
-                    chunk = next(source, None)
-                    if chunk is None:
-                        exhausted = True
+            waiting = (0, 0)  # the lines of the chunk the run waits for next
+            try:
+                while True:
+                    while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
+                        chunk = next(source, None)
+                        if chunk is None:
+                            exhausted = True
+                            break
+                        if not pending:
+                            waiting = (chunk[0][0], chunk[-1][0])
+                        pending.append((pool.submit(_run_chunk, chunk), chunk[0][0], chunk[-1][0]))
+                    if not pending:
                         break
-                    pending.append((pool.submit(_run_chunk, chunk), chunk[-1][0]))
-                if not pending:
-                    break
-                future, last = pending.pop(0)
-                data, records = future.result()
-                take(data, records, last)
+                    future, first_line, last = pending.pop(0)
+                    waiting = (first_line, last)
+                    data, records = future.result()
+                    take(data, records, last)
+                    if pending:
+                        waiting = pending[0][1:]
+            except BrokenProcessPool:  # a worker died: at submit or at a result
+                raise _worker_died(pool, output, progress, waiting) from None
             progress.interrupted = interrupt.requested and not exhausted
     finally:
-        _WORKER = None
+        _WORKER = _SLOTS = None
         gc.unfreeze()
     return progress
 
@@ -625,7 +785,7 @@ def _run_ranges(
         progress.interrupted = True
         return progress
 
-    global _WORKER, _SINK
+    global _WORKER, _SINK, _SLOTS
     _WORKER = worker
     output.handle.flush()  # forked workers must not inherit unwritten bytes
     sys.stdout.flush()
@@ -635,33 +795,45 @@ def _run_ranges(
     if _regular_output(output):  # the workers write it, in turn, from where it ends now
         lock = context.Condition()
         sink = _Sink(output.handle.fileno(), lock, context.RawValue("q", 0), context.RawValue("q", output.handle.tell()),
-                     context.RawValue("b", 0))
+                     context.RawValue("b", 0), output.written)
     _SINK = sink
+    _start_slots(context, jobs)
     gc.freeze()  # the pack and its compiled patterns stay shared: the collector would copy their pages
-    pending: list[Future[RangeDone]] = []
+    pending: list[tuple[Future[RangeDone], int, int]] = []
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(os.getpid(),)) as pool:
             exhausted = False
             turn = 0
-            while True:
-                while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
-                    upcoming = next(ranges, None)
-                    if upcoming is None:
-                        exhausted = True
+            waiting = (0, 0)  # the lines of the chunk the run waits for next
+            try:
+                while True:
+                    while not exhausted and not interrupt.requested and len(pending) < 2 * jobs:
+                        upcoming = next(ranges, None)
+                        if upcoming is None:
+                            exhausted = True
+                            break
+                        start, end, line, lines = upcoming
+                        if not pending:
+                            waiting = (line, line + lines - 1)
+                        pending.append((pool.submit(_run_range, RangeTask(path, start, end, line, lines,
+                                                                           turn if sink is not None else -1)),
+                                        line, line + lines - 1))
+                        turn += 1
+                    if not pending:
                         break
-                    start, end, line, lines = upcoming
-                    pending.append(pool.submit(_run_range, RangeTask(path, start, end, line, lines,
-                                                                      turn if sink is not None else -1)))
-                    turn += 1
-                if not pending:
-                    break
-                done = pending.pop(0).result()
-                if done.records:  # not blank lines only
-                    take(done.data or b"", done.records, done.last)
+                    future, first_line, last_line = pending.pop(0)
+                    waiting = (first_line, last_line)
+                    done = future.result()
+                    if done.records:  # not blank lines only
+                        take(done.data or b"", done.records, done.last)
+                    if pending:
+                        waiting = pending[0][1:]
+            except BrokenProcessPool:  # a worker died: at submit or at a result
+                raise _worker_died(pool, output, progress, waiting) from None
             progress.interrupted = interrupt.requested and not exhausted
     finally:
-        _WORKER = _SINK = None
+        _WORKER = _SINK = _SLOTS = None
         gc.unfreeze()
         if sink is not None:  # the handle goes on from where the workers stopped writing
             output.handle.seek(sink.offset.value)
@@ -709,6 +881,7 @@ def stopped_message(output: Output, progress: Progress) -> str:
 
 
 __all__ = [
+    "BIG_ROW_BYTES",
     "CHUNK_BYTES",
     "CHUNK_ROWS",
     "EXIT_INTERRUPTED",
@@ -718,6 +891,7 @@ __all__ = [
     "Progress",
     "RangeDone",
     "RangeTask",
+    "WorkerDied",
     "add_stream_options",
     "check_jobs",
     "chunks",
@@ -731,5 +905,6 @@ __all__ = [
     "read_range",
     "run_job",
     "stopped_message",
+    "take_line",
     "write_atomically",
 ]

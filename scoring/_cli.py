@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import difflib
 import functools
+import importlib.util
 import json
 import math
 import os
 import random
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from normalize import Result
 from normalize.cli import (
@@ -25,8 +27,11 @@ from normalize.cli import (
 )
 from normalize.errors import UsageError
 from normalize.jsonl import (
+    decode_held,
     decode_line,
     encode_row,
+    encode_row_taking,
+    iter_lines,
     read_jsonl,
     restore_written_values,
     to_input_row,
@@ -36,6 +41,7 @@ from normalize.pack import Pack, canonical_json
 from normalize.row import Row
 from normalize.rows import Normalized, all_invalid_reason, normalize_rows_typed, normalize_typed
 from normalize.stream import (
+    BIG_ROW_BYTES,
     EXIT_INTERRUPTED,
     add_stream_options,
     check_jobs,
@@ -45,9 +51,10 @@ from normalize.stream import (
     progress_bar,
     run_job,
     stopped_message,
+    take_line,
     write_atomically,
 )
-from scoring._audit_order import FLIPPED, RANK, WEAK, audit_flags
+from scoring._audit_order import FLIPPED, RANK, REST, WEAK, audit_flags
 from scoring._html_cli import (
     add_html_options,
     check_html_options,
@@ -56,7 +63,7 @@ from scoring._html_cli import (
 )
 from scoring._items import Item, item_of, task_label
 from scoring._textsim import TextSettings, paired_text_report
-from scoring.aggregate import AGGREGATES, SampleAggregator, slim
+from scoring.aggregate import AGGREGATES, SampleAggregator, TargetConflicts, slim
 from scoring.metrics import (
     METRICS,
     NO_ANSWER,
@@ -64,6 +71,7 @@ from scoring.metrics import (
     MathVerifier,
     Score,
     Scored,
+    ScoringConfig,
     read_scored,
     score_result,
     scoring_config,
@@ -89,6 +97,10 @@ def register(sub: Any) -> None:
     score.add_argument("--aggregate", choices=AGGREGATES, default=None,
                        help="combine the samples of each id: vote on parsed answers, any, mean, median, pass@k")
     score.add_argument("--k", type=int, default=None, help="k for --aggregate pass@k")
+    score.add_argument("--strict-ids", action="store_true",
+                       help="refuse (exit 2) an id whose rows give different targets, aliases or options "
+                            "(without it, --aggregate scores such an item against its first sample's target and "
+                            "warns, counting them in the report)")
     _add_bootstrap_options(score)
     score.add_argument("--fail-on-variance", action="store_true",
                        help="exit 1 when a run-to-run coefficient of variation exceeds the threshold")
@@ -150,6 +162,79 @@ def check_scoring(pack: Pack) -> None:
         raise UsageError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
 
 
+#: The module each metric needs beyond the core install, and the extra that brings it.
+_METRIC_MODULES: Final[dict[str, tuple[str, str]]] = {
+    **dict.fromkeys(("bleu", "chrf", "ter"), ("sacrebleu", "text")),
+    **dict.fromkeys(("rouge1", "rouge2", "rougeL", "rougeLsum"), ("rouge_score", "text")),
+    **dict.fromkeys(("wer", "cer"), ("jiwer", "text")),
+    "bertscore": ("bert_score", "text"),
+    "math_verify": ("math_verify", "math"),
+}
+
+
+def _missing_for(config: ScoringConfig) -> list[tuple[str, str, str]]:
+    """``(metric, module, extra)`` for each metric of ``config`` (its row metric and its report's
+    text metrics) whose module is not installed."""
+    missing = []
+    for name in dict.fromkeys((config.metric, *config.text.metrics)):
+        needed = _METRIC_MODULES.get(name)
+        if needed is not None and not _installed(needed[0]):
+            missing.append((name, *needed))
+    return missing
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be found, without importing it (bert_score would import torch)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a finder that refuses it; a module left as None in sys.modules
+        return False
+
+
+def missing_extras(pack: Pack) -> dict[str, str]:
+    """For each task name and task type name whose scoring needs a module that is not installed,
+    the reason (naming the metric, the module and the extra to install); empty when none does."""
+    names: dict[str, str] = {}
+    for name in (*pack.task_types, *pack.tasks):
+        kind = pack.task_type_of(name)
+        if kind not in METRICS:
+            continue
+        missing = _missing_for(scoring_config(pack, name, kind))
+        if missing:
+            what = ", ".join(f"{metric} needs {module!r}" for metric, module, _ in missing)
+            extras = " ".join(sorted({f"harness-normalize[{extra}]" for *_, extra in missing}))
+            names[name] = (f"task {name!r} is scored with metrics from an optional extra that is not installed "
+                           f"({what}): pip install '{extras}'")
+    return names
+
+
+def check_extras(pack: Pack, paths: Sequence[str | Path]) -> dict[str, str]:
+    """Before any work: a :class:`UsageError` naming the extra when a row of ``paths`` has a task
+    whose metrics need a module that is not installed.  Only when such a task exists are the
+    inputs searched (a byte search for the task's name, then the lines holding it decoded), so
+    a run whose rows need nothing missing pays nothing.  Returns :func:`missing_extras` (for
+    stdin, which cannot be searched first, :func:`score_chunk` refuses such a row when it comes)."""
+    missing = missing_extras(pack)
+    if not missing:
+        return missing
+    needles = {needle for name in missing for needle in (json.dumps(name).encode(),
+                                                          json.dumps(name, ensure_ascii=False).encode())}
+    for path in paths:
+        if str(path) == "-":
+            continue
+        for number, raw in iter_lines(path):
+            if not any(needle in raw for needle in needles):
+                continue
+            data = decode_line(raw, number, keep_text=False).data
+            task = data.get("task") if data is not None else None
+            if data is not None and isinstance(task, str) and task in missing and data.get("target") is not None:
+                source = data.get("lm_eval")
+                where = (f"{source.get('file')} line {source.get('line')}" if isinstance(source, dict)
+                         else f"{path} line {number}")
+                raise UsageError(f"{where}: {missing[task]} (or leave out its rows)")
+    return missing
+
+
 # --------------------------------------------------------------------------- score
 
 
@@ -171,12 +256,20 @@ def cmd_score(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     args.input = source_input(args, pack)
     check_scoring(pack)
+    needs_extras = check_extras(pack, [args.input])
     builder = ReportBuilder()
-    samples = SampleAggregator(pack, args.aggregate, k=args.k) if args.aggregate else None
+    strict_ids = bool(getattr(args, "strict_ids", False))
+    samples = SampleAggregator(pack, args.aggregate, k=args.k, strict_ids=strict_ids) if args.aggregate else None
+    conflicts = samples.conflicts if samples is not None else TargetConflicts(strict=True) if strict_ids else None
+    keep_samples = samples is not None or conflicts is not None
+    statuses: Counter[str] = Counter()  # every row's status: a run of invalid rows only is said once
 
     def consume(records: list[Record]) -> None:
         for sample, item in records:
+            statuses[item.status] += 1
             if samples is None or sample is None:
+                if conflicts is not None and sample is not None:
+                    conflicts.add(sample.row)
                 builder.add(item)
                 continue
             samples.add(sample)
@@ -190,9 +283,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             as output:
         for line in output.kept_lines():  # the scored rows written so far, read back at the JSONL edge
             consume([score_record(read_scored(pack, restore_written_values(json.loads(line)), verifier=verifier),
-                                  keep_sample=samples is not None)])
+                                  keep_sample=keep_samples)])
         worker = functools.partial(score_chunk, pack, args.output is not None, verifier if jobs == 1 else None,
-                                   keep_samples=samples is not None)
+                                   keep_samples=keep_samples, missing=needs_extras)
         with progress_bar(args.input, enabled=not args.no_progress, desc="score") as advance:
             done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
         if done.interrupted:
@@ -207,6 +300,8 @@ def cmd_score(args: argparse.Namespace) -> int:
                 builder.add(item)
         report = builder.build(pack, aggregate=args.aggregate, k=args.k, n_resamples=args.bootstrap,
                                seed=args.seed, cv_threshold=args.cv_threshold)
+        if samples is not None:
+            report["conflicting_targets"] = samples.conflicts.summary()
         output.commit()
     if args.html:
         write_score_html_from_file(args.html, pack, args.input, report, args)
@@ -214,7 +309,15 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.report:
         write_atomically(args.report, json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     print(render(report, args.format, color=use_color(report_stream), signature=args.signature), file=report_stream)
-    if (invalid := all_invalid_reason(args.input, pack)) is not None:
+    if samples is not None and samples.conflicts:
+        shown = samples.conflicts.summary(limit=3)
+        more = f" (and {shown['ids'] - 3} more: see conflicting_targets in --report)" if shown["ids"] > 3 else ""
+        print(f"normalize: warning: {shown['ids']} id(s) have samples with different targets; each was scored "
+              f"against its first sample's (--strict-ids refuses them): {'; '.join(shown['first'])}{more}",
+              file=sys.stderr)
+    if statuses and statuses.get("invalid") == statuses.total() and (
+            invalid := all_invalid_reason(args.input, pack)
+    ) is not None:
         print(f"normalize: every row is invalid ({invalid[2]}); the commonest reason ({invalid[1]} rows): "
               f"{invalid[0]}", file=sys.stderr)
         return EXIT_FINDINGS
@@ -257,19 +360,32 @@ def score_record(sample: Scored, *, keep_sample: bool = True) -> Record:
 
 
 def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
-                chunk: list[tuple[int, bytes]], *, keep_samples: bool = True) -> tuple[bytes, list[Record]]:
-    """Normalize and score a chunk of raw lines: their output lines (when wanted) and report records."""
+                chunk: list[tuple[int, bytes]], *, keep_samples: bool = True,
+                missing: Mapping[str, str] | None = None) -> tuple[bytes, list[Record]]:
+    """Normalize and score a chunk of raw lines: their output lines (when wanted) and report records.
+
+    ``missing``: :func:`missing_extras`; a row of such a task is a :class:`UsageError` (rows from
+    stdin, which :func:`check_extras` could not search first)."""
     verifier = verifier if verifier is not None else _verifier_here()
     parts: list[bytes] = []
     records: list[Record] = []
-    for number, raw in chunk:  # typed once: (Row, Result) -> Score; the dict is the output row
-        typed = normalize_typed(pack, to_input_row(decode_line(raw, number)))
+    for index in range(len(chunk)):  # typed once: (Row, Result) -> Score; the dict is the output row
+        number, held = take_line(chunk, index)
+        big = len(held[0]) >= BIG_ROW_BYTES
+        line = decode_held(held, number)  # a huge row's bytes go once decoded
+        typed = normalize_typed(pack, to_input_row(line))
+        del line
+        task = typed.row.task
+        if missing and task is not None and task in missing and typed.row.target is not None:
+            raise UsageError(f"input line {number}: {missing[task]} (or leave out its rows)")
         score = score_result(pack, typed.row, typed.result, verifier=verifier)
-        if write_rows:
-            out = typed.out
-            add_score_fields(out, score)
-            parts.append(encode_row(out))
         records.append(score_record(Scored(typed.row, typed.result, score), keep_sample=keep_samples))
+        out = typed.out
+        del typed  # the output row is then the only holder of the row's values
+        if write_rows:
+            add_score_fields(out, score)
+            parts.append(encode_row_taking(out) if big else encode_row(out))  # a huge row's values go once written
+        del out
     return b"".join(parts), records
 
 
@@ -352,9 +468,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     check_scoring(pack)
     check_html_options(args)
+    input_a, input_b = source_input(args, pack, args.a), source_input(args, pack, args.b)
+    check_extras(pack, [input_a, input_b])
     with MathVerifier() as verifier:
-        scored_a = score_file(pack, source_input(args, pack, args.a), verifier=verifier)
-        scored_b = score_file(pack, source_input(args, pack, args.b), verifier=verifier)
+        scored_a = score_file(pack, input_a, verifier=verifier)
+        scored_b = score_file(pack, input_b, verifier=verifier)
         if args.html:
             write_compare_html(args.html, pack, [(args.a, *scored_a), (args.b, *scored_b)], args, verifier)
     a, b = per_id_values(scored_a[1]), per_id_values(scored_b[1])
@@ -566,9 +684,14 @@ def audit_choice(pack: Pack, typed: Sequence[Normalized], changed: Sequence[int]
     verdict, then those parsed by a weak tier (file order), then a seeded sample of the other
     changed rows, ``n`` in all."""
     check_scoring(pack)
+    missing = missing_extras(pack)  # rows whose metric needs a module not installed: never flagged, only sampled
+    scorable = [i for i, t in enumerate(typed) if not (t.row.task in missing and t.row.target is not None)]
+    flags = [REST] * len(typed)
     with MathVerifier() as verifier:
-        scored = [Scored(t.row, t.result, score_result(pack, t.row, t.result, verifier=verifier)) for t in typed]
-        flags = audit_flags(pack, scored, verifier=verifier)
+        scored = [Scored(typed[i].row, typed[i].result,
+                         score_result(pack, typed[i].row, typed[i].result, verifier=verifier)) for i in scorable]
+        for i, flag in zip(scorable, audit_flags(pack, scored, verifier=verifier), strict=True):
+            flags[i] = flag
     first = sorted((i for i, f in enumerate(flags) if f), key=lambda i: (RANK[flags[i]], i))[:n]
     taken = set(first)
     rest = [i for i in changed if i not in taken]
@@ -578,6 +701,7 @@ def audit_choice(pack: Pack, typed: Sequence[Normalized], changed: Sequence[int]
 def run_cvs(pack: Pack, rows: Sequence[Normalized]) -> dict[str, Any]:
     """Per-run accuracy and its coefficient of variation, on raw exact match and on the score."""
     check_scoring(pack)
+    missing = missing_extras(pack)  # rows whose metric needs a module not installed: raw exact match only
     raw_by_run: dict[str, list[float]] = {}
     norm_by_run: dict[str, list[float]] = {}
     with MathVerifier() as verifier:
@@ -588,6 +712,8 @@ def run_cvs(pack: Pack, rows: Sequence[Normalized]) -> dict[str, Any]:
             raw = raw_exact(row)
             if raw is not None:
                 raw_by_run.setdefault(row.run, []).append(raw)
+            if row.task in missing and row.target is not None:
+                continue
             score = score_result(pack, row, normalized.result, verifier=verifier)
             if score.outcome in (SCORED, NO_ANSWER):
                 norm_by_run.setdefault(row.run, []).append(score.value)

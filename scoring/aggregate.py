@@ -31,6 +31,7 @@ False
 
 from __future__ import annotations
 
+import hashlib
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -56,7 +57,7 @@ from scoring.metrics import (
 )
 from scoring.stats import pass_at_k
 
-__all__ = ["AGGREGATES", "SampleAggregator", "VoteResult", "aggregate_rows", "answer_key", "group_samples", "slim",
+__all__ = ["AGGREGATES", "SampleAggregator", "TargetConflicts", "VoteResult", "aggregate_rows", "answer_key", "group_samples", "slim",
            "vote"]
 
 AGGREGATES: Final = ("vote", "any", "mean", "median", "pass@k")
@@ -181,7 +182,8 @@ def aggregate_rows(
 ) -> list[Item]:
     """One report item per ``(run, task, id)`` from scored samples (:class:`~scoring.metrics.Scored`).
 
-    The target, aliases and options of an item are those of its first sample.  ``pass@k``
+    The target, aliases and options of an item are those of its first sample (samples that
+    disagree are counted in the aggregator's :class:`TargetConflicts`).  ``pass@k``
     needs ``k`` (at most the item's sample count; ``ValueError`` otherwise).
     """
     aggregator = SampleAggregator(pack, mode, k=k)
@@ -201,6 +203,68 @@ def slim(sample: Scored) -> Scored:
     )
 
 
+def _gold(row: Row) -> str:
+    """What a row is scored against (target, aliases, options) in canonical JSON."""
+    gold = {"target": row.target, "aliases": row.aliases, "options": row.options}
+    gold = {key: value for key, value in gold.items() if value is not None}
+    try:
+        return canonical_json(gold["target"] if list(gold) == ["target"] else gold)
+    except (ValueError, TypeError):  # a NaN target, a value JSON cannot hold: compared as written
+        return repr(gold)
+
+
+def _id_label(row: Row) -> str:
+    run = f"run {row.run!r}, " if row.run is not None else ""
+    return f"{run}{task_label(row)}/{row.id if isinstance(row.id, str) else canonical_json(row.id)}"
+
+
+class TargetConflicts:
+    """Ids whose rows disagree on what they are scored against (target, aliases or options).
+
+    Rows that share ``(run, task, id)`` are one item's samples; with ``--aggregate`` the item is
+    scored against its first sample's target, so a later sample with another target is a data
+    error: counted here (each id once, with the first pair of lines), or, ``strict``, a
+    :class:`UsageError` naming the id, both targets and their lines.  Memory per id: a 16-byte
+    digest and the first target clipped to 80 characters.
+    """
+
+    def __init__(self, *, strict: bool = False) -> None:
+        self.strict = strict
+        self._first: dict[Any, tuple[bytes, int, str]] = {}
+        #: ``task/id`` → the first conflict's description, in order of discovery.
+        self.ids: dict[Any, str] = {}
+
+    def add(self, row: Row, key: Any | None = None) -> None:
+        """Check ``row`` against its id's first row (``key``: its sample key, when known)."""
+        if row.id is None:
+            return
+        key = key if key is not None else _sample_key(row, 0)
+        gold = _gold(row)
+        digest = hashlib.blake2b(gold.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        first = self._first.get(key)
+        if first is None:
+            self._first[key] = (digest, row.line, _clip(gold))
+            return
+        if first[0] == digest or key in self.ids:
+            return
+        what = f"{_id_label(row)}: line {first[1]} gives {first[2]}, line {row.line} gives {_clip(gold)}"
+        if self.strict:
+            raise UsageError(f"--strict-ids: id {what}; fix the data, or leave out --strict-ids to score each item "
+                             "against its first sample's target")
+        self.ids[key] = what
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def summary(self, limit: int = 20) -> dict[str, Any]:
+        """For the report: how many ids conflict, and the first ``limit`` of them."""
+        return {"ids": len(self.ids), "first": list(self.ids.values())[:limit]}
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class SampleAggregator:
     """Groups scored samples by ``(run, task, id)`` as rows stream by; :meth:`items` gives one item per group.
 
@@ -209,7 +273,7 @@ class SampleAggregator:
     memory grows with the samples but not with their text.
     """
 
-    def __init__(self, pack: Pack, mode: str, *, k: int | None = None) -> None:
+    def __init__(self, pack: Pack, mode: str, *, k: int | None = None, strict_ids: bool = False) -> None:
         if mode not in AGGREGATES:
             raise UsageError(f"unknown aggregate {mode!r}; choose one of {', '.join(AGGREGATES)}")
         if mode == "pass@k" and (k is None or isinstance(k, bool) or not isinstance(k, int) or k < 1):
@@ -218,12 +282,15 @@ class SampleAggregator:
         self.draws = k if isinstance(k, int) else 0
         self.groups: dict[Any, list[Scored]] = {}
         self.count = 0
+        #: Items whose samples disagree on the target (scored against the first sample's).
+        self.conflicts = TargetConflicts(strict=strict_ids)
 
     def add(self, sample: Scored) -> None:
         if not isinstance(sample, Scored):
             raise TypeError(f"SampleAggregator.add takes a Scored sample, got {type(sample).__name__}")
         key = _sample_key(sample.row, self.count)
         self.count += 1
+        self.conflicts.add(sample.row, key)
         self.groups.setdefault(key, []).append(slim(sample))
 
     def items(self, *, verifier: MathVerifier | None = None) -> list[Item]:

@@ -7,7 +7,9 @@ can check what was sent), and ``echo`` + ``logprobs`` requests with token-id pro
 answered from a real local Hugging Face model's forward pass (so log-likelihoods through the
 HTTP path can be compared with the local scorer).  ``faults`` is a queue consumed one per
 request: ``429``, ``500``, ``hang`` (sleeps past the client's timeout), ``truncated`` (half a
-JSON body), ``reset`` (closes the connection).  ``logprobs_mode`` is ``echo``,
+JSON body), ``reset`` (closes the connection), ``trickle_headers`` / ``trickle_body`` (one byte
+every ``trickle_s`` of the status line and headers, or of the body after whole headers; at most
+``trickle_bytes`` bytes, then the connection is closed), ``two_choices`` (two choices for n=1).  ``logprobs_mode`` is ``echo``,
 ``prompt_logprobs`` (rejects echo with HTTP 400, like a server without it), ``late`` (echo one
 position late, like llama-cpp-python 0.3 for BOS-less models) or ``none``.
 """
@@ -25,8 +27,11 @@ from typing import Any
 
 
 class FakeOpenAI:
-    def __init__(self, model_dir: str | None = None, *, logprobs_mode: str = "echo", hang_s: float = 3.0) -> None:
+    def __init__(self, model_dir: str | None = None, *, logprobs_mode: str = "echo", hang_s: float = 3.0,
+                 trickle_s: float = 0.5, trickle_bytes: int = 240) -> None:
         self.faults: deque[str] = deque()
+        self.trickle_s = trickle_s
+        self.trickle_bytes = trickle_bytes
         self.requests: list[dict[str, Any]] = []
         self.logprobs_mode = logprobs_mode
         self.hang_s = hang_s
@@ -141,6 +146,11 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self.connection.close()
                 return
             status, payload = fake.answer(self.path, body)
+            if fault == "two_choices":
+                payload = {**payload, "choices": [*payload["choices"], {**payload["choices"][0], "index": 1}]}
+            if fault in ("trickle_headers", "trickle_body"):
+                self._trickle(json.dumps(payload).encode("utf-8"), fault == "trickle_headers")
+                return
             if fault == "truncated":
                 data = json.dumps(payload).encode("utf-8")
                 self.send_response(200)
@@ -150,6 +160,22 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data[: len(data) // 2])
                 return
             self._send(status, payload)
+
+        def _trickle(self, data: bytes, headers_too: bool) -> None:
+            head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+                    "\r\n").encode("ascii")
+            slow = head + data if headers_too else data
+            self.close_connection = True
+            try:
+                if not headers_too:
+                    self.wfile.write(head)
+                    self.wfile.flush()
+                for i in range(min(len(slow), fake.trickle_bytes)):  # bounded: the test never waits for ever
+                    self.wfile.write(slow[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(fake.trickle_s)
+            except OSError:  # the client gave up and closed the connection
+                return
 
         def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
             data = json.dumps(payload).encode("utf-8")

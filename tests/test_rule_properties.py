@@ -95,6 +95,7 @@ REJECTING_PARAMS: dict[tuple[str, str, str], Status] = {
 #: (the math statement rule: cut-off solutions, hedged or disagreeing final answers).
 DECIDING_EXTRACT_RULES: dict[str, frozenset[Status]] = {
     "extract_math_answer": frozenset({"no_answer", "contradictory"}),
+    "extract_json_block": frozenset({"invalid"}),  # JSON nested deeper than any parse_json reads
 }
 
 

@@ -1114,7 +1114,7 @@ _ALTERNATIVE: Final = (
 )
 
 
-@rule("extract_json_block", version=1, scope=("structured_json",), params=JsonBlockParams)
+@rule("extract_json_block", version=2, scope=("structured_json",), params=JsonBlockParams)
 def extract_json_block(
     text: str, params: JsonBlockParams = _DEFAULT_JSON_BLOCK, *, timeout: float = DEFAULT_TIMEOUT
 ) -> str:
@@ -1193,6 +1193,13 @@ def _stated_json_span(scan: _Scan, *, timeout: float) -> _Span | None:
     pieces: set[str] = set()  # the texts of the values parsed
     reach = -1
     attempts = 0
+    # The last span whose character scan or decoding stopped short of its end, and where: a span
+    # inside it (spans come outer first) that holds that place stops there too, so it is not
+    # tried again: nested spans that cannot parse cost one pass, not one each (depth x length).
+    # (Such a span starts on a bracket outside strings before that place: the outer scan's
+    # tokens align with its own there, and in the JSON read so far that bracket opened a value,
+    # read by the same grammar up to the same error.)
+    short_start = short_stop = -1
     for span in _region_spans(scan, 0, len(text)):
         start, end = span
         if start < reach:
@@ -1204,14 +1211,19 @@ def _stated_json_span(scan: _Scan, *, timeout: float) -> _Span | None:
         outcome = decoded.get(key, _UNTRIED)
         if outcome is _UNTRIED:  # decoded here, not in a helper: at the stack depth it always had
             outcome = None
-            through = _JSON_CHARS.match(text, start, end)  # (it always matches, if only the empty string)
-            if through is not None and through.end() == end:  # else it cannot parse to the end
-                try:
-                    value, stop = _DECODER.raw_decode(text, start)
-                except (ValueError, RecursionError):
-                    pass
-                else:
-                    outcome = (value,) if stop == end else None
+            if not short_start <= start < short_stop < end:
+                through = _JSON_CHARS.match(text, start, end)  # (it always matches, if only the empty string)
+                if through is not None and through.end() == end:  # else it cannot parse to the end
+                    try:
+                        value, stop = _DECODER.raw_decode(text, start)
+                    except json.JSONDecodeError as error:
+                        short_start, short_stop = start, error.pos
+                    except (ValueError, RecursionError):
+                        pass
+                    else:
+                        outcome = (value,) if stop == end else None
+                elif through is not None:
+                    short_start, short_stop = start, through.end()
             decoded[key] = outcome
         if outcome is None:
             continue
@@ -1412,6 +1424,11 @@ def _hull(text: str, start: int, end: int) -> _Span:
     return (first, last + 1)
 
 
+#: The deepest bracket nesting :func:`extract_json_block` reads: the most ``parse_json``'s
+#: ``max_depth`` allows (:class:`normalize._json.JsonLimits`), so no text it refuses could parse.
+MAX_NESTING: Final = 256
+
+
 def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
     """Every balanced ``{…}``/``[…]`` in ``text[start:end]``, ordered by start (outer first).
 
@@ -1424,6 +1441,10 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
     bracket or single quote (an unclosed ``"``, or the end: nothing more to find); a bracket
     pair with only that between (a flat ``[1, 2]``) is one match and one span, as its opener
     and closer would have made.
+
+    A pair that closes more than :data:`MAX_NESTING` deep: ``invalid`` (:class:`RejectText`)
+    right there, so a deep text costs one pass up to its innermost closer and no decoding
+    (openers that never close, ``{{{{…``, hold no span and refuse nothing).
     """
     spans: list[_Span] = []
     stack: list[int] = []  # where the open brackets are
@@ -1449,6 +1470,8 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
         for found in tokens(text, pos, end):
             group = found.lastindex
             if group == 1:  # a flat pair: pushed and popped at once
+                if len(stack) >= MAX_NESTING:
+                    raise _too_deep(found.end(1) - 1, len(stack) + 1)
                 spans.append(found.span(1))
                 continue
             at = found.end() - 1
@@ -1480,6 +1503,8 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
                         brackets -= 1
                     if kind == opener:
                         break
+                if len(stack) >= MAX_NESTING:
+                    raise _too_deep(at, len(stack) + 1)
                 spans.append((opened, at + 1))
                 if not stack:
                     pos, resume = at + 1, True  # back to looking for an opener
@@ -1488,6 +1513,12 @@ def _balanced_spans(text: str, start: int, end: int) -> list[_Span]:
             break
     spans.sort()  # (no two spans share a start)
     return spans
+
+
+def _too_deep(at: int, depth: int) -> RejectText:
+    """The refusal of a bracket pair closed at ``at``, ``depth`` levels deep."""
+    return RejectText(st.INVALID, f"the JSON nests more than {MAX_NESTING} levels deep (the bracket closed at "
+                      f"character {at} is {depth} deep): no JSON rule parses it")
 
 
 #: Inside a bracket, what does not matter: runs with no bracket or quote, and whole double-quoted

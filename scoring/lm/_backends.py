@@ -36,7 +36,8 @@ def add_backend_options(parser: argparse.ArgumentParser, *, loglik: bool) -> Non
     group.add_argument("--max-retries", type=int, default=5, metavar="N",
                        help="retries on 429/5xx/timeouts/bad JSON, with exponential backoff (default: 5)")
     group.add_argument("--request-timeout", type=float, default=120.0, metavar="S",
-                       help="seconds per request (default: 120)")
+                       help="seconds for each attempt of a request, all of it: connect, headers and body "
+                            "(default: 120)")
     group.add_argument("--tensor-parallel-size", type=int, default=1, metavar="N",
                        help="GPUs per model for --backend vllm (default: 1)")
     if loglik:

@@ -15,6 +15,11 @@ Standard library HTTP (``urllib``) in a bounded thread pool; nothing is imported
   seconds, or the server's ``Retry-After``), ``max_retries`` times; other 4xx fail at once.
   A request that still fails becomes that row's error (status ``invalid`` with the reason);
   the run goes on.  At most ``concurrency`` requests are in flight.
+* **Deadlines.**  ``timeout`` bounds each attempt as a whole — connecting, the headers and the
+  body — not each read: a server that trickles a byte at a time is cut off when the attempt's
+  time is up (a watchdog thread shuts the socket down; no signals, so it works in any thread).
+  So one request takes at most ``(max_retries + 1) * timeout + max_retries * max_backoff``
+  seconds.  A reply with other than one choice (``n`` is always 1) is that row's error.
 * **Cache.**  Every response is stored under the usual key (model id, revision, every sampling
   parameter, the prompt) plus the backend (``openai-completions``, ``openai-chat``,
   ``openai-completions+template:<sha>``); the revision defaults to ``openai:<base url>``.
@@ -30,10 +35,13 @@ Standard library HTTP (``urllib``) in a bounded thread pool; nothing is imported
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
+import io
 import json
 import math
+import socket
 import sys
 import threading
 import time
@@ -99,6 +107,94 @@ class ClientConfig:
         return f"{base}/{path}"
 
 
+class _Deadline:
+    """The end of one attempt: a socket connected under it is shut down when it passes (by a
+    timer thread), so a blocked or trickling read ends; :attr:`passed` says whether it did."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.passed = False
+        self._timers: list[threading.Timer] = []
+        self._lock = threading.Lock()
+
+    def remaining(self) -> float:
+        return self.end - time.monotonic()
+
+    def arm(self, sock: socket.socket) -> None:
+        """Shut ``sock`` down (the plain socket under any TLS) once the deadline passes."""
+        timer = threading.Timer(max(0.0, self.remaining()), self._expire, (sock,))
+        timer.daemon = True
+        with self._lock:
+            self._timers.append(timer)
+        timer.start()
+
+    def _expire(self, sock: socket.socket) -> None:
+        self.passed = True
+        with contextlib.suppress(OSError):
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        with self._lock:
+            for timer in self._timers:
+                timer.cancel()
+
+
+def _deadline_connection(base: type[http.client.HTTPConnection], deadline: _Deadline) -> Any:
+    """``base`` whose connection is made within ``deadline`` and whose socket it then watches."""
+
+    class Connection(base):  # type: ignore[valid-type,misc]
+        def connect(self) -> None:
+            given: float | None = getattr(self, "timeout", None)
+            self.timeout = max(0.001, min(given or deadline.seconds, deadline.remaining()))
+            super().connect()
+            deadline.arm(self.sock)
+
+    return Connection
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self.deadline = deadline
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_deadline_connection(http.client.HTTPConnection, self.deadline), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self.deadline = deadline
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_deadline_connection(http.client.HTTPSConnection, self.deadline), req,
+                            context=self._context)  # type: ignore[attr-defined]
+
+
+def _post_within(request: urllib.request.Request, seconds: float) -> bytes:
+    """The body of ``request``'s response, all of it read within ``seconds`` (``TimeoutError``
+    if not); the usual proxy handling of :mod:`urllib` applies."""
+    deadline = _Deadline(seconds)
+    opener = urllib.request.build_opener(_HTTPHandler(deadline), _HTTPSHandler(deadline))
+    try:
+        try:
+            with opener.open(request, timeout=seconds) as response:
+                raw: bytes = response.read()
+        except urllib.error.HTTPError as exc:  # its body is read here too, under the deadline
+            body = exc.read()
+            raise urllib.error.HTTPError(exc.url, exc.code, exc.msg, exc.headers, io.BytesIO(body)) from None
+    except (OSError, http.client.HTTPException):
+        if deadline.passed:
+            raise TimeoutError(f"no complete response within the {seconds:g} s request timeout") from None
+        raise
+    finally:
+        deadline.cancel()
+    if deadline.passed:
+        raise TimeoutError(f"no complete response within the {seconds:g} s request timeout")
+    return raw
+
+
 class Client:
     """JSON POSTs with retries and backoff; thread-safe (counters under a lock)."""
 
@@ -140,8 +236,7 @@ class Client:
             retry_after: str | None = None
             try:
                 request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
-                    raw = response.read()
+                raw = _post_within(request, self.config.timeout)
                 payload = json.loads(raw.decode("utf-8"))
                 if not isinstance(payload, dict):
                     raise ServerError(f"{url}: the response is a JSON {type(payload).__name__}, not an object")
@@ -271,6 +366,8 @@ class OpenAIGenerator:
         choices = payload.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
             raise ServerError(f"the response has no choices: {json.dumps(payload)[:300]}")
+        if len(choices) != 1:  # each request asks for one (n=1): which of several would be the sample?
+            raise ServerError(f"the response has {len(choices)} choices for a request of one (n=1)")
         choice = choices[0]
         if self.endpoint == "chat":
             message = choice.get("message")

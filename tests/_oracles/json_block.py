@@ -101,6 +101,9 @@ def balanced_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
                 open_count[kind] -= 1
                 if kind == opener:
                     break
+            if len(stack) >= 256:  # issue 24: deeper than any parse_json max_depth
+                raise RejectText(st.INVALID, f"the JSON nests more than 256 levels deep (the bracket closed at "
+                                 f"character {at} is {len(stack) + 1} deep): no JSON rule parses it")
             spans.append((opened, at + 1))
         elif char == '"':
             if found.group(1) is None:
