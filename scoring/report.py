@@ -4,6 +4,9 @@ For each task, each task type and overall, a report gives:
 
 * ``n`` items, counts per status, and items left out (``no_target``, ``bad_target``);
 * ``parse_rate`` r = parsed / scorable items (a scorable item has a readable target);
+* ``abstained`` and ``abstention_rate`` = abstained / scorable items: answers that decline to
+  answer (status ``abstained``: ``I don't know``, ``无法确定``; SimpleQA's "not attempted"),
+  neither parsed nor wrong; A_valid leaves them out, A_strict counts them as not correct;
 * ``parse_rates`` for math (rows whose ``extra.found_by`` says how the answer was found):
   ``strict`` — answers the output states (a marker, ``####``, a box) — and ``flexible`` — also
   the last number of a finished solution — like lm-eval's strict-match and flexible-extract;
@@ -47,7 +50,7 @@ from typing import Any, Final
 
 from normalize.errors import UsageError
 from normalize.pack import Pack
-from normalize.status import ALL_STATUSES
+from normalize.status import ABSTAINED, ALL_STATUSES
 from scoring._items import Item
 from scoring._ranking import RANKING_METRICS
 from scoring._textsim import TextSettings, text_metric_report
@@ -170,6 +173,7 @@ class _Group:
         #: Items with text-metric, ranking or judge facts: a corpus statistic needs the texts, a
         #: position-bias check both orders of a pair (other items keep no per-item record here).
         self.sections: list[Item] = []
+        self.abstained = 0  # scorable items whose answer abstains (status abstained)
         self.found_known = 0  # scorable items whose chain recorded how the answer was found
         self.strict_parsed = 0  # ... parsed from a stated answer (STRICT_METHODS)
 
@@ -200,6 +204,7 @@ class _Group:
             self.strict_parsed += item.outcome == SCORED and item.found_by in STRICT_METHODS
         self.scorable.append(item.value)
         self.parsed.append(item.outcome == SCORED)
+        self.abstained += item.status == ABSTAINED
         k = item.option_count
         if k is None:
             self.missing_k += 1
@@ -229,6 +234,8 @@ class _Group:
             "scorable": len(scorable),
             "parsed": len(parsed_values),
             "parse_rate": len(parsed_values) / len(scorable) if scorable else None,
+            "abstained": self.abstained,
+            "abstention_rate": self.abstained / len(scorable) if scorable else None,
             "parse_rates": ({"strict": self.strict_parsed / len(scorable), "flexible": len(parsed_values) / len(scorable)}
                             if scorable and self.found_known else None),
             "a_valid": interval(parsed_values),
@@ -467,7 +474,7 @@ def _ci(block: Mapping[str, float] | None) -> str:
     return f"{block['value']:.3f} [{block['low']:.3f}, {block['high']:.3f}]"
 
 
-_COLUMNS: Final = ("group", "n", "parsed", "r", "A_valid [CI]", "A_strict [CI]", "chance", "adjusted [CI]",
+_COLUMNS: Final = ("group", "n", "parsed", "r", "abst", "A_valid [CI]", "A_strict [CI]", "chance", "adjusted [CI]",
                    "fallback [CI]", "run CV")
 
 
@@ -480,6 +487,7 @@ def _cells(group: Mapping[str, Any]) -> list[str]:
         str(group["n"]),
         str(group["parsed"]),
         _num(group["parse_rate"]),
+        _num(group.get("abstention_rate")),
         _ci(group["a_valid"]),
         _ci(group["a_strict"]),
         _num(group["chance"]),
@@ -501,6 +509,9 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
         if group.get("parse_rates"):
             rates = group["parse_rates"]
             line += f"; parse rate strict {rates['strict']:.3f} (stated answers), flexible {rates['flexible']:.3f}"
+        if group.get("abstained"):
+            line += (f"; abstained {group['abstained']} (rate {group['abstention_rate']:.3f}: "
+                     "not attempted, left out of A_valid, not correct in A_strict)")
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
         if group.get("mdd") is not None:

@@ -18,7 +18,8 @@ into ``--log_samples`` files with ``str()``, so a dict would become a Python rep
 stays JSON, and ``normalize score --from lm-eval`` reads it back.  The metrics return plain
 floats per document: ``normalize_acc`` is **strict** accuracy (an unparsed answer counts as
 wrong, F1 metrics give their value) and ``normalize_parse_rate`` the share of responses the
-strict parser accepted; a document with several repeats counts the mean over its repeats.
+strict parser accepted (``normalize_abstention_rate``: the share that abstain, status
+``abstained``); a document with several repeats counts the mean over its repeats.
 Both are registered with lm-eval (aggregation ``mean``, higher is better) when this module is
 imported, which the ``!function`` line does.
 
@@ -235,6 +236,16 @@ def normalize_parse_rate(references: Sequence[Any], predictions: Sequence[Any], 
     return _mean([float(v.status == st.OK) for v in _verdicts(references, predictions, task, pack)])
 
 
+def normalize_abstention_rate(references: Sequence[Any], predictions: Sequence[Any], task: str | None = None,
+                              pack: str | None = None) -> float:
+    """Share of the document's responses that abstain (status ``abstained``: ``I don't know``).
+
+    >>> normalize_abstention_rate([12], [["The answer is 12", "I don't know."]], task="gsm8k")
+    0.5
+    """
+    return _mean([float(v.status == st.ABSTAINED) for v in _verdicts(references, predictions, task, pack)])
+
+
 def register() -> None:
     """Register the filter (``harness_normalize``) and the metrics' aggregation with lm-eval.
 
@@ -248,6 +259,9 @@ def register() -> None:
     for fn in (normalize_acc, normalize_parse_rate):
         if fn.__name__ not in registry.metric_registry:
             registry.register_metric(metric=fn.__name__, higher_is_better=True, aggregation="mean")(fn)
+    if normalize_abstention_rate.__name__ not in registry.metric_registry:
+        registry.register_metric(metric=normalize_abstention_rate.__name__, higher_is_better=False,
+                                 aggregation="mean")(normalize_abstention_rate)
 
 
 try:

@@ -1,0 +1,247 @@
+"""Abstention: an output whose whole answer declines to answer gets status ``abstained``.
+
+``I don't know``, ``cannot be determined from the passage``, ``not enough information``,
+``无法确定``, ``我不知道``, ``I cannot answer that``: the model did not attempt the question
+(SimpleQA's "not attempted").  That is neither a wrong answer nor an unreadable one, so it is
+kept apart: A_valid leaves it out, A_strict counts it as not correct, the report gives the
+abstention rate beside the parse rate.
+
+The phrases are data (the pack's ``abstention:`` section, ``rules/abstention.yaml``), per
+language and kind (``undetermined``, ``unknown``, ``refusal``) plus ``filler`` — words that
+state nothing (``Sorry,``, ``Based on the passage,``, ``the answer is``).  A task type opts in
+with ``abstention: {languages: [...]}`` in its pack entry; the phrases of those languages are
+part of the task type's resolved JSON, so the hash covers them.
+
+The rule (:func:`detect`): the text is cut into clauses (at ``. ! ? ; : ,``, line breaks and
+``。！？；：，、``); a clause abstains when, once every phrase match and then every filler match
+is taken out, no letter or digit is left; the text abstains when at least one phrase matched
+and every clause abstains or is filler.  Any digit anywhere means an answer may be stated:
+never an abstention.  So ``I don't know why, but the answer is 5`` is an answer, ``Paris, but
+I'm not sure`` is an answer, and ``Sorry, I don't know.`` abstains.
+
+:func:`decide` applies it to a row: the whole normalized text first; when the parser read no
+answer (``no_answer``), the last sentence alone (``… So the value cannot be determined.``).  A
+multiple-choice row whose option texts hold an abstention (``Cannot be determined``) is
+handled apart: an answer the parser read stands; an ``undetermined``/``unknown`` abstention
+chooses the one such option (two such options: ``no_answer``, which one is not said).  A math answer that is only the last number of a solution
+(``found_by: last_number``) gives way to a last sentence that abstains.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Final
+
+import regex
+
+from normalize import status as st
+from normalize._regex import compile_pattern, user_pattern
+
+#: The kinds of abstention, in the order a report names them.
+KINDS: Final = ("undetermined", "unknown", "refusal")
+#: Clause boundaries; a phrase never spans one.
+_CLAUSES: Final = compile_pattern(r"[.!?;:,\n\r。！？；：，、…]+")
+#: Sentence boundaries, for the last-sentence rule.
+_SENTENCES: Final = compile_pattern(r"(?:[.!?\n\r。！？]+\s*)")
+_APOSTROPHES: Final = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "＇": "'"})
+_CONTENT: Final = compile_pattern(r"[^\W_]")
+_DIGIT: Final = compile_pattern(r"\d")
+#: Markdown emphasis and quotes around an abstention: decoration.
+_DECORATION: Final = compile_pattern(r"[*_\"“”「」『』()\[\]（）【】]")
+_BEFORE: Final = r"(?<![\p{Latin}\p{N}_'])"
+_AFTER: Final = r"(?![\p{Latin}\p{N}_])"
+
+
+@dataclass(frozen=True)
+class Found:
+    """An abstention found: its ``kind`` and the first phrase matched, as written."""
+
+    kind: str
+    phrase: str
+
+
+@dataclass(frozen=True)
+class AbstentionSpec:
+    """A task type's abstention phrases: per language, per kind (and ``filler``), regexes.
+
+    Built by the pack loader from the ``abstention:`` section for the ``languages`` the task
+    type names; :meth:`to_json` is what the pack hash covers.
+    """
+
+    languages: tuple[str, ...]
+    phrases: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"languages": list(self.languages),
+                "phrases": {lang: {kind: list(p) for kind, p in sorted(kinds.items())}
+                            for lang, kinds in sorted(self.phrases.items())}}
+
+    @cached_property
+    def _compiled(self) -> dict[str, tuple[tuple[tuple[str, str], ...], str | None]]:
+        """Per language: ((kind, combined pattern), ...) and the combined filler pattern."""
+        out: dict[str, tuple[tuple[tuple[str, str], ...], str | None]] = {}
+        for lang in self.languages:
+            kinds = self.phrases.get(lang, {})
+            patterns = tuple((kind, _combine(kinds[kind])) for kind in KINDS if kinds.get(kind))
+            filler = kinds.get("filler")
+            out[lang] = (patterns, _combine(filler) if filler else None)
+        return out
+
+    def languages_for(self, lang: str | None) -> tuple[str, ...]:
+        """The languages whose phrases apply to a row: its own (``zh-cn`` → ``zh``) when this
+        spec has it, else every language of the spec."""
+        if lang is not None:
+            base = lang.split("-", 1)[0]
+            if base in self.languages:
+                return (base,)
+        return self.languages
+
+
+def _combine(patterns: Sequence[str]) -> str:
+    return _BEFORE + "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")" + _AFTER
+
+
+def build_spec(languages: Sequence[str], section: Mapping[str, Any]) -> AbstentionSpec:
+    """The spec for ``languages`` from a pack's ``abstention:`` section; ``ValueError`` names a
+    missing language, an unknown kind, or a pattern that does not compile."""
+    phrases: dict[str, dict[str, tuple[str, ...]]] = {}
+    for lang in languages:
+        entry = section.get(lang)
+        if not isinstance(entry, Mapping):
+            known = ", ".join(sorted(section)) or "none"
+            raise ValueError(f"abstention: no phrases for language {lang!r} (the pack's abstention: section has {known})")
+        kinds: dict[str, tuple[str, ...]] = {}
+        for kind, patterns in entry.items():
+            if kind not in (*KINDS, "filler"):
+                raise ValueError(f"abstention.{lang}: unknown kind {kind!r}; kinds are {', '.join((*KINDS, 'filler'))}")
+            if not isinstance(patterns, list) or not all(isinstance(p, str) and p for p in patterns):
+                raise ValueError(f"abstention.{lang}.{kind} must be a list of non-empty regex strings")
+            for i, pattern in enumerate(patterns):
+                try:
+                    compile_pattern(_combine([pattern]), regex.IGNORECASE | regex.V0)
+                except (regex.error, ValueError) as exc:
+                    raise ValueError(f"abstention.{lang}.{kind}[{i}]: {exc}") from None
+            kinds[str(kind)] = tuple(patterns)
+        if not any(kinds.get(kind) for kind in KINDS):
+            raise ValueError(f"abstention.{lang} states no phrase (kinds: {', '.join(KINDS)})")
+        phrases[lang] = kinds
+    return AbstentionSpec(tuple(languages), phrases)
+
+
+def _fold(text: str) -> str:
+    return _DECORATION.sub(" ", unicodedata.normalize("NFKC", text).translate(_APOSTROPHES))
+
+
+def detect(spec: AbstentionSpec, text: str, lang: str | None = None, *, timeout: float) -> Found | None:
+    """The abstention ``text`` states as a whole answer, or None (see the module docstring).
+
+    >>> from normalize.pack import load_pack
+    >>> spec = load_pack().task_types["extractive_qa"].abstention
+    >>> detect(spec, "Sorry, I don't know.", timeout=1.0)
+    Found(kind='unknown', phrase="I don't know")
+    >>> detect(spec, "I don't know why, but the answer is 5", timeout=1.0) is None
+    True
+    >>> detect(spec, "根据文章无法确定。", timeout=1.0).kind
+    'undetermined'
+    """
+    if _DIGIT.search(text) is not None:
+        return None
+    folded = _fold(text)
+    for language in spec.languages_for(lang):
+        found = _detect_in(spec, language, folded, timeout)
+        if found is not None:
+            return found
+    return None
+
+
+def _detect_in(spec: AbstentionSpec, language: str, text: str, timeout: float) -> Found | None:
+    patterns, filler = spec._compiled[language]
+    first: Found | None = None
+    for clause in _CLAUSES.split(text):
+        rest = clause
+        for kind, pattern in patterns:
+            compiled = user_pattern(pattern, regex.IGNORECASE | regex.V0, timeout=timeout)
+            match = compiled.search(rest)
+            if match is None:
+                continue
+            if first is None:
+                first = Found(kind, " ".join(match[0].split()))
+            rest = compiled.sub(" ", rest)
+        if filler is not None:
+            rest = user_pattern(filler, regex.IGNORECASE | regex.V0, timeout=timeout).sub(" ", rest)
+        if _CONTENT.search(rest) is not None:
+            return None
+    return first
+
+
+def last_sentence(text: str) -> str:
+    """The last sentence of ``text``: what follows the last sentence end that has text after it.
+
+    >>> last_sentence("The passage is about bees. So the year cannot be determined.")
+    'So the year cannot be determined.'
+    """
+    stripped = text.strip()
+    start = 0
+    for match in _SENTENCES.finditer(stripped):
+        if match.end() < len(stripped):
+            start = match.end()
+    return stripped[start:]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the abstention check makes of a row: a new status, reason, answer and extra."""
+
+    status: st.Status
+    reason: str | None
+    answer: Any
+    extra: Mapping[str, Any]
+
+
+def decide(
+    spec: AbstentionSpec,
+    text: str,
+    status: st.Status,
+    options: Any,
+    lang: str | None,
+    *,
+    timeout: float,
+    parsed: bool,
+    weak: bool = False,
+) -> Decision | None:
+    """The abstention verdict on a row whose normalized text is ``text`` and whose parser gave
+    ``status`` (``parsed``: the parser ran — False when the chain itself refused the text), or
+    None when the row's result stands.  ``weak``: the answer was not stated but only taken as
+    the last number of the solution (``found_by: last_number``), so a last sentence that
+    abstains outweighs it."""
+    found = detect(spec, text, lang, timeout=timeout)
+    if found is None and parsed and (status == st.NO_ANSWER or weak):
+        tail = last_sentence(text)
+        if tail != text.strip():
+            found = detect(spec, tail, lang, timeout=timeout)
+    if found is None:
+        return None
+    like = _abstaining_options(spec, options, lang, timeout)
+    if like:
+        if status == st.OK:
+            return None  # the parser read an answer (an option's own text, a letter): it stands
+        if found.kind != "refusal":
+            if len(like) == 1:
+                letter = like[0]
+                return Decision(st.OK, None, letter, {"abstention_option": letter})
+            return Decision(st.NO_ANSWER, f"the answer abstains ({found.phrase!r}) and options "
+                            f"{', '.join(like)} both say so: which one is not stated", None, {})
+    return Decision(st.ABSTAINED, f"the answer abstains ({found.kind}): {found.phrase!r}", None,
+                    {"abstention": {"kind": found.kind, "phrase": found.phrase}})
+
+
+def _abstaining_options(spec: AbstentionSpec, options: Any, lang: str | None, timeout: float) -> list[str]:
+    """The letters of the options whose own text is an abstention (``Cannot be determined``)."""
+    if not isinstance(options, tuple):
+        return []
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return [letters[i] for i, option in enumerate(options[:26])
+            if isinstance(option, str) and detect(spec, option, lang, timeout=timeout) is not None]
