@@ -16,7 +16,7 @@ The rule (:func:`detect`): the text is cut into clauses (at ``. ! ? ; : ,``, lin
 ``。！？；：，、``); a clause abstains when, once every phrase match and then every filler match
 is taken out, no letter or digit is left; the text abstains when at least one phrase matched
 and every clause abstains or is filler.  Any digit anywhere means an answer may be stated:
-never an abstention.  So ``I don't know why, but the answer is 5`` is an answer, ``Paris, but
+never an abstention; nor is a text over :data:`MAX_ABSTENTION_CHARS` characters.  So ``I don't know why, but the answer is 5`` is an answer, ``Paris, but
 I'm not sure`` is an answer, and ``Sorry, I don't know.`` abstains.
 
 :func:`decide` applies it to a row: the whole normalized text first; when the parser read no
@@ -40,6 +40,9 @@ import regex
 from normalize import status as st
 from normalize._regex import compile_pattern, user_pattern
 
+#: A whole answer that abstains is short: a longer text (or last sentence) is never one, so the
+#: phrases never run over a long output.
+MAX_ABSTENTION_CHARS: Final = 1000
 #: The kinds of abstention, in the order a report names them.
 KINDS: Final = ("undetermined", "unknown", "refusal")
 #: Clause boundaries; a phrase never spans one.
@@ -147,7 +150,7 @@ def detect(spec: AbstentionSpec, text: str, lang: str | None = None, *, timeout:
     >>> detect(spec, "根据文章无法确定。", timeout=1.0).kind
     'undetermined'
     """
-    if _DIGIT.search(text) is not None:
+    if len(text) > MAX_ABSTENTION_CHARS or _DIGIT.search(text) is not None:
         return None
     folded = _fold(text)
     for language in spec.languages_for(lang):
