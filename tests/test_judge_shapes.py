@@ -106,3 +106,191 @@ def test_pack_run_under_a_tiny_regex_timeout_gives_the_same_judge_result(tmp_pat
     tight = load_pack(path)
     text = "```python\nprint(1)\n```\n" * 40000 + "Rating: [[7]]"
     assert (tight.run(text, "mt_bench_judge").status, tight.run(text, "mt_bench_judge").answer) == ("ok", 7)
+
+
+# --------------------------------------------------------------------------- JSON and tool-call verdicts
+
+TOOL_CALL = ('{"name": "make_partial_leaderboard", "arguments": "{\\"ordered_models\\": [{\\"model\\": \\"M\\", '
+             '\\"rank\\": 1}, {\\"model\\": \\"m\\", \\"rank\\": 2}]}"}')
+
+
+@pytest.mark.parametrize(("text", "verdict"), [
+    ('{"ordered_models": [{"model": "M", "rank": 1}, {"model": "m", "rank": 2}]}', "B"),
+    ('{"ordered_models": [{"model": "m", "rank": 1}, {"model": "M", "rank": 2}]}', "A"),
+    ('{"concise_explanation": "m is accurate.", "ordered_models": [{"model": "m", "rank": 1}, {"model": "M", "rank": 2}]}',
+     "A"),
+    ('{"ordered_models": [{"rank": 1, "model": "model_2"}, {"rank": 2, "model": "model_1"}]}', "B"),
+    ("[{'model': 'model_2', 'rank': 1}, {'model': 'model_1', 'rank': 2}]", "B"),
+    ('{"ordered_models": [{"model": "m", "rank": 1}, {"model": "M", "rank": 1}]}', "tie"),
+    (TOOL_CALL, "B"),
+    ('[{"type": "function", "function": {"name": "make_leaderboard", "arguments": '
+     '"{\\"ordered_models\\":[{\\"model\\":\\"model_1\\",\\"rank\\":1},{\\"model\\":\\"model_2\\",\\"rank\\":2}]}"}}]', "A"),
+    ('{"best_output": "Output (b)"}', "B"),
+    ('{"choice": "A", "reason": "A answers the question."}', "A"),
+    ('{"winner": "model_b", "confidence": 0.8}', "B"),
+    ("```json\n{\"winner\": \"tie\"}\n```", "tie"),
+    ("{'winner': 'Assistant A'}", "A"),
+    ('{"preference": "Response B"}', "B"),
+    ('{"score": 8, "feedback": "clear"}', 8),
+    ('{"rating": "7/10"}', 7),
+    ("{'事实正确性': 9, '综合得分': 8}", 8),
+    ("Feedback: good. [RESULT] 4", 4),
+    ("Feedback: good. [RESULT]: (4)", 4),
+    ("Feedback: B is better. [RESULT] B", "B"),
+    ("[SCORE] 6", 6),
+])
+def test_json_and_tool_call_verdicts(text: str, verdict: object) -> None:
+    assert judge(text) == ("ok", verdict)
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ('{"winner": "gpt-4-turbo"}', "no_answer"),  # a model name, not a side
+    ('{"winner": "A or B"}', "no_answer"),
+    ('{"winner": null}', "no_answer"),
+    ('{"best": "A"}', "no_answer"),  # an undeclared key
+    ('{"ordered_models": [{"model": "m", "rank": 1}, {"model": "gpt4", "rank": 2}]}', "no_answer"),
+    ('{"ordered_models": [{"model": "m", "rank": 1}]}', "no_answer"),  # one side only
+    ('{"ordered_models": [{"model": "m", "rank": 1}, {"model": "m", "rank": 2}]}', "contradictory"),
+    ('{"ordered_models": [{"model": "m", "rank": 1}, {"model": "M", "ra', "no_answer"),  # cut off
+    ('{"choice": "A"}\n{"choice": "B"}', "contradictory"),
+    ('{"winner": "A", "score": 7}', "contradictory"),  # a preference and a rating
+    ('{"score": 12}', "out_of_range"),
+    ('{"score": "good"}', "no_answer"),
+    ("[RESULT] 4/5", "out_of_range"),
+])
+def test_json_verdict_near_variants_are_refused(text: str, status: str) -> None:
+    assert judge(text) == (status, None)
+
+
+def test_m_and_big_m_are_told_apart_and_labels_are_data() -> None:
+    assert judge('{"ordered_models": [{"model": "m", "rank": 2}, {"model": "M", "rank": 1}]}') == ("ok", "B")
+    custom = JudgeParams(json_verdicts=[{"key": "pick", "reads": "preference"}], labels=[["first", "A"], ["second", "B"]])
+    assert judge('{"pick": "second"}', params=custom) == ("ok", "B")
+    assert judge('{"winner": "A"}', params=custom) == ("no_answer", None)  # not declared in these params
+
+
+def test_json_shapes_are_in_the_hash(tmp_path: object) -> None:
+    from pathlib import Path
+
+    resolved = PACK.resolved()["task_types"]["judge"]["parser"]["params"]
+    assert {"key": "ordered_models", "reads": "ranking"} in resolved["json_verdicts"]
+    assert ["M", "B"] in resolved["labels"]
+    path = Path(str(tmp_path)) / "pack.yaml"
+    path.write_text("name: p\nextends: shipped:default\ntask_types:\n  judge:\n    chain: [remove_think_blocks]\n"
+                    "    parser: {name: judge, params: {labels: [[A, A], [B, B]]}}\n", encoding="utf-8")
+    other = load_pack(path)
+    assert other.hash != PACK.hash
+    assert other.run('{"winner": "model_b"}', "judge").status == "no_answer"
+
+
+# --------------------------------------------------------------------------- Arena-Hard strengths, plain language
+
+
+@pytest.mark.parametrize(("text", "verdict", "strength"), [
+    ("My final verdict is: [[A>>B]]", "A", "A>>B"),
+    ("My final verdict is: [[A>B]]", "A", "A>B"),
+    ("My final verdict is: [[B>A]]", "B", "B>A"),
+    ("My final verdict is: [[B>>A]]", "B", "B>>A"),
+    ("My final verdict is tie: [[A=B]]", "tie", "A=B"),
+    ("[[B<<A]]", "A", "A>>B"),
+    ('{"verdict": "B>>A"}', "B", "B>>A"),
+])
+def test_arena_hard_strength_is_kept(text: str, verdict: str, strength: str) -> None:
+    parsed = parse_judge(text, JudgeParams(), CTX)
+    assert (parsed.status, parsed.answer, parsed.extra.get("strength")) == ("ok", verdict, strength)
+    result = PACK.run(text, "arena_hard_judge")
+    assert result.extra["strength"] == strength
+
+
+def test_arena_hard_strength_near_variants() -> None:
+    assert judge("[[A>>B]] ... on reflection [[A>B]]") == ("contradictory", None)
+    assert judge("[[A>B]] [[B>A]]") == ("contradictory", None)
+    assert parse_judge("[[A]]", JudgeParams(), CTX).extra == {}  # MT-Bench states no strength
+
+
+@pytest.mark.parametrize(("text", "status", "answer"), [
+    ("Assistant A is better.", "ok", "A"),
+    ("Assistant B's answer is incomplete, so Assistant A is better.", "ok", "A"),
+    ("回答B更好。", "ok", "B"),
+    ("I don't think Assistant A is better.", "no_answer", None),
+    ("If Assistant A is better, output [[A]]", "ok", "A"),  # the bracket decides; the hypothetical is no statement
+    ("If Assistant A is better, say so.", "no_answer", None),
+    ("It is unclear whether Assistant A is better.", "no_answer", None),
+    ("如果回答A更好，请输出A。", "no_answer", None),
+    ("Assistant A is better. Then again, Assistant B is better.", "contradictory", None),
+    ("Assistant A is better at formatting.", "no_answer", None),
+])
+def test_plain_language_only_when_nothing_contradicts_it(text: str, status: str, answer: object) -> None:
+    assert judge(text) == (status, answer)
+
+
+@pytest.mark.parametrize(("text", "failure"), [
+    ("Both responses address the question. Response A gives an example, while Response B explains the", "truncated"),
+    ('{"ordered_models": [{"model": "m", "rank": 1}, {"model": "M", "ra', "truncated"),
+    ("Comparing the two responses carefully, my verdict: [[", "truncated"),
+    ("I cannot decide between them.", "no_verdict"),
+    ("[[A]] and later [[B]]", "contradictory"),
+    ("Rating: 12", "off_scale"),
+])
+def test_judge_failures_are_named(text: str, failure: str) -> None:
+    assert parse_judge(text, JudgeParams(), CTX).extra["judge_failure"] == failure
+
+
+def test_a_verdict_of_the_other_kind_is_a_named_failure() -> None:
+    parsed = parse_judge("[[B]]", JudgeParams(kind="rating"), CTX)
+    assert (parsed.status, parsed.extra["judge_failure"]) == ("no_answer", "wrong_kind")
+    parsed = parse_judge("Rating: 7", JudgeParams(kind="preference"), CTX)
+    assert (parsed.status, parsed.extra["judge_failure"]) == ("no_answer", "wrong_kind")
+
+
+# --------------------------------------------------------------------------- the judge summary: every row once
+
+
+def _judge_rows() -> list[dict[str, object]]:
+    base = {"task": "arena_hard_judge"}
+    return [
+        {**base, "id": 1, "model_a": "x", "model_b": "y", "output": "[[A>>B]]", "target": "A"},
+        {**base, "id": 1, "model_a": "y", "model_b": "x", "output": "[[B>A]]", "target": "B"},
+        {**base, "id": 2, "model_a": "x", "model_b": "y", "output": "[[B>A]]", "target": "B"},
+        {**base, "id": 3, "model_a": "x", "model_b": "y", "output": "Rating: 7", "target": "A"},  # a rating on a battle row
+        {**base, "id": 4, "model": "x", "output": "[[B]]", "target": 7},  # a preference where a rating was asked
+        {**base, "id": 5, "model": "y", "output": "Rating: [[6]]", "target": 6},
+        {**base, "id": 6, "model_a": "x", "model_b": "y", "output": "[[A]] then [[B]]", "target": "A"},
+        {**base, "id": 7, "model_a": "x", "model_b": "y", "output": "Response A is thorough and gives an example, but Response B",
+         "target": "A"},
+        {**base, "id": 8, "model": "x", "output": "Rating: 15", "target": 7},
+        {**base, "id": 9, "model_a": "x", "model_b": "y", "output": "No verdict here.", "target": "A"},
+        {**base, "id": 10, "output": "[[A]]", "target": "A"},  # no models named
+        {**base, "id": 11, "model_a": "x", "model_b": "y", "output": None, "target": "A"},
+    ]
+
+
+def test_every_judge_row_is_counted_once_in_the_summary() -> None:
+    from normalize.row import Row
+    from scoring._items import item_of
+    from scoring.metrics import Scored, score_result
+    from scoring.report import build_report, render_table
+
+    items = []
+    for data in _judge_rows():
+        row = Row.from_mapping(data)
+        result = PACK.run(row.output, str(row.task))
+        row = Row.from_mapping({**data, "task_type": result.task_type})
+        items.append(item_of(Scored(row, result, score_result(PACK, row, result))))
+    report = build_report(items, PACK, n_resamples=20)
+    block = report["groups"][-1]["pairwise"]
+    summary = block["summary"]
+    assert summary["rows"] == 12
+    assert (summary["battles"], summary["ratings"], summary["unassigned"]) == (3, 1, 1)
+    assert summary["wrong_kind"] == {"rating_on_battle_row": 1, "preference_on_rated_row": 1}
+    assert summary["failures"] == {"truncated": 1, "off_scale": 1, "contradictory": 1, "no_verdict": 1,
+                                   "wrong_kind": 0, "invalid": 1}
+    assert summary["rows"] == (summary["battles"] + summary["ratings"] + summary["unassigned"]
+                               + sum(summary["wrong_kind"].values()) + sum(summary["failures"].values()))
+    assert summary["strengths"] == {"A>>B": 1, "A>B": 0, "A=B": 0, "B>A": 2, "B>>A": 0}
+    assert block["strengths_by_model"]["x"] == {"much_better": 1, "better": 1, "tie": 0, "worse": 1, "much_worse": 0}
+    # the position-bias check sees battle rows only: a rating on a battle row is not "without a verdict"
+    assert block["position_bias"]["unparsed"] == 4
+    text = render_table(report)
+    assert "judge rows: 12 = 3 battles + 1 ratings + 1 without models + 2 of the wrong kind" in text
+    assert "Arena-Hard strengths: A>>B 1, A>B 0, A=B 0, B>A 2, B>>A 0" in text

@@ -9,11 +9,20 @@ A verdict is one of two kinds:
 What is read, in tiers; the first tier that states anything decides, and within it every
 statement must agree:
 
-1. **Bracketed**: Prometheus ``[RESULT] 4`` / ``[RESULT] B``, AlpacaEval ranking lists
-   (``[{'model': 'model_2', 'rank': 1}, …]``), and the MT-Bench formats: ``[[A]]``, ``[[B]]``, ``[[C]]`` (tie, also ``[[tie]]``),
+1. **Bracketed and JSON**: Prometheus ``[RESULT] 4`` / ``[RESULT]: (4)`` / ``[SCORE] 4`` /
+   ``[RESULT] B``; the MT-Bench formats: ``[[A]]``, ``[[B]]``, ``[[C]]`` (tie, also ``[[tie]]``),
    ``Rating: [[7]]`` / ``[[7.5]]`` / ``评分：[[8]]``, and a pair of scores ``[[8, 6]]``, which
    states a preference (the higher score wins; equal scores are a tie); Arena-Hard
-   ``[[A>>B]]``, ``[[A>B]]``, ``[[A=B]]``, ``[[B>A]]``, ``[[B>>A]]`` (strength is not kept).
+   ``[[A>>B]]``, ``[[A>B]]``, ``[[A=B]]``, ``[[B>A]]``, ``[[B>>A]]``, whose strength is kept in
+   ``extra["strength"]`` (two different strengths are ``contradictory``); JSON and tool-call
+   verdicts of the shapes declared in the params (``json_verdicts``, ``labels``): AlpacaEval's
+   ``{"ordered_models": [{"model": "M", "rank": 1}, {"model": "m", "rank": 2}]}`` (``m`` is the
+   first output, ``M`` the second; ``model_1``/``model_2`` too; with or without an explanation
+   field; as a bare list; inside a tool call whose ``arguments`` is an escaped JSON string),
+   ``{"best_output": "Output (b)"}``, ``{"choice": "A"}``, ``{"winner": "model_b", …}``,
+   ``{"verdict": "A>>B"}``, ``{"score": 8}``, AlignBench's ``{'综合得分': 8, …}``.  A label that
+   names neither answer (``{"winner": "gpt-4"}``), a ranking of one side, or a null verdict is
+   ``no_answer``; the same side ranked twice is ``contradictory``.
 2. **Markers**: ``Rating: 7``, ``Rating: [5]``, ``Score: 8/10``, ``Overall: 7/10``, ``评分：8分``,
    ``打分：8``, ``得分为 4/5``, ``我给它打8分``; a rating with its scale: ``I rate it 8 out of 10``,
    ``deserves a 7/10``, ``8 points out of a possible 10`` (opening a line), ``a 6 on a scale of 1
@@ -21,7 +30,9 @@ statement must agree:
    ``总分10分，8分``, ``10分制下得8分``, ``8分（满分10分）``, ``8/10分``; ``Final verdict: A``, ``Better response: Assistant B``,
    ``Winner: tie``, ``Assistant A is better`` (not ``… better at …``), ``It's a tie``, ``Both
    responses are equally good``; Chinese ``更好的回答是：A``, ``回答A更好``, ``最终判决：平局``,
-   ``两者一样好``.
+   ``两者一样好``.  A plain-language statement counts only when its clause neither negates nor
+   doubts it (``I don't think Assistant A is better``, ``If Assistant A is better``, ``whether``,
+   ``如果回答A更好``: no statement) and nothing in the tier contradicts it.
 3. **The whole judgment is the verdict** (AlpacaEval): ``m`` (the first output) or ``M`` (the
    second), ``Output (a)`` / ``Output (b)``, a lone ``A``/``B``, Chatbot Arena's ``model_a`` /
    ``model_b`` / ``tie`` / ``tie (bothbad)``, or a lone number (``7``, ``7/10``) — also as the
@@ -37,6 +48,11 @@ task's; a number that states a scale (``满分10分``, ``out of 10``, ``10分制
 10``) is never read as the rating, so ``满分10分`` alone is ``no_answer``.  A count in prose
 (``covers 8 out of 10 key points``) is no rating.
 
+A judgment without a verdict says why in ``extra["judge_failure"]``: ``truncated`` (it stops
+mid-sentence, or a bracket, brace or ranking list is left open), ``off_scale``,
+``contradictory``, ``no_verdict``, or ``wrong_kind`` (a rating where ``kind`` asks for a
+preference, or the reverse); the report's judge summary counts them apart.
+
 Every pattern here is built in and linear (no nested quantifiers over the same characters), so
 it runs without a wall-clock timeout: a verdict is the same on an idle and on a loaded machine
 (the row's CPU-time budget still bounds the parser).
@@ -44,28 +60,75 @@ it runs without a wall-clock timeout: a verdict is the same on an idle and on a 
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from dataclasses import dataclass
-from typing import Final, Literal
+from functools import lru_cache
+from typing import Annotated, Final, Literal
 
 import regex
-from pydantic import model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from normalize import status as st
 from normalize._regex import compile_pattern
-from normalize.registry import Params, ParseContext, Parsed, parser
+from normalize.registry import Params, ParseContext, Parsed, as_tuple, parser
 
 Verdict = str | int | float
+VerdictLabel = Literal["A", "B", "tie"]
+
+
+class JsonVerdict(Params):
+    """One JSON or tool-call verdict shape: the ``key`` that holds the verdict and what its value
+    ``reads``: ``preference`` (a label such as ``"A"``, ``"model_b"``, ``"Output (a)"``, ``"tie"``,
+    or an Arena-Hard ``"A>>B"``), ``rating`` (a number, or ``"8/10"``) or ``ranking`` (AlpacaEval's
+    ``[{"model": "m", "rank": 1}, …]``: the model ranked 1 wins, equal ranks tie)."""
+
+    key: str = Field(min_length=1, max_length=64)
+    reads: Literal["preference", "rating", "ranking"]
+
+
+#: The shipped JSON / tool-call verdict shapes: AlpacaEval's ``make_partial_leaderboard`` and
+#: ``make_leaderboard`` tool calls (``ordered_models``), chatgpt_fn's ``print_best_model``
+#: (``best_output``), ``{"choice": …}``, ``{"winner": …}``, ratings (``{"score": 8}``,
+#: AlignBench's ``{"综合得分": 8}``).  Other fields (an explanation) are read past.
+_SHAPES: Final[tuple[tuple[str, Literal["preference", "rating", "ranking"]], ...]] = (
+    ("ordered_models", "ranking"),
+    ("choice", "preference"), ("winner", "preference"), ("preference", "preference"),
+    ("preferred", "preference"), ("better", "preference"), ("better_response", "preference"),
+    ("better_answer", "preference"), ("best_output", "preference"), ("best_model", "preference"),
+    ("verdict", "preference"), ("final_verdict", "preference"), ("judgment", "preference"),
+    ("rating", "rating"), ("score", "rating"), ("overall_score", "rating"), ("final_score", "rating"),
+    ("overall_rating", "rating"), ("综合得分", "rating"), ("总分", "rating"), ("评分", "rating"),
+    ("得分", "rating"),
+)
+DEFAULT_JSON_VERDICTS: Final = tuple(JsonVerdict(key=key, reads=reads) for key, reads in _SHAPES)
+#: What a JSON verdict's label (or a ranked model's id) names.  Matched as written first (``m``
+#: is the first output and ``M`` the second, as AlpacaEval names them), then case- and
+#: space-insensitively for labels that do not differ only in case.
+DEFAULT_LABELS: Final[tuple[tuple[str, VerdictLabel], ...]] = (
+    ("A", "A"), ("B", "B"), ("m", "A"), ("M", "B"), ("model_1", "A"), ("model_2", "B"),
+    ("model_a", "A"), ("model_b", "B"), ("model a", "A"), ("model b", "B"), ("output (a)", "A"),
+    ("output (b)", "B"), ("output_1", "A"), ("output_2", "B"), ("output a", "A"), ("output b", "B"),
+    ("assistant a", "A"), ("assistant b", "B"), ("response a", "A"), ("response b", "B"),
+    ("answer a", "A"), ("answer b", "B"), ("1", "A"), ("2", "B"), ("tie", "tie"), ("draw", "tie"),
+    ("equal", "tie"), ("tie (bothbad)", "tie"), ("both_bad", "tie"), ("both bad", "tie"),
+    ("both good", "tie"), ("平局", "tie"), ("回答a", "A"), ("回答b", "B"), ("助手a", "A"), ("助手b", "B"),
+)
 
 
 class JudgeParams(Params):
     """``kind``: ``any`` (a preference or a rating), ``preference`` or ``rating`` — a verdict of
     the other kind is then ``no_answer``.  ``min_rating``/``max_rating``: the rating scale
-    (a row's int ``options`` K overrides it with 1..K)."""
+    (a row's int ``options`` K overrides it with 1..K).  ``json_verdicts`` and ``labels``: the
+    JSON / tool-call verdict shapes, as data (a pack may replace them; they are hashed)."""
 
     kind: Literal["any", "preference", "rating"] = "any"
     min_rating: int = 1
     max_rating: int = 10
+    #: The JSON / tool-call verdict shapes read in tier 1 (see :class:`JsonVerdict`).
+    json_verdicts: Annotated[tuple[JsonVerdict, ...], BeforeValidator(as_tuple)] = DEFAULT_JSON_VERDICTS
+    #: Label → verdict for JSON verdicts and ranked model ids (see :data:`DEFAULT_LABELS`).
+    labels: Annotated[tuple[tuple[str, VerdictLabel], ...], BeforeValidator(as_tuple)] = DEFAULT_LABELS
 
     @model_validator(mode="after")
     def _check_scale(self) -> JudgeParams:
@@ -95,9 +158,11 @@ _SCALE: Final = r"(?:" + _SCALE_AFTER + r")?"
 _BRACKET_PAIR: Final = compile_pattern(r"\[\[\s*(?P<a>[0-9]{1,3}(?:\.[0-9]+)?)\s*,\s*(?P<b>[0-9]{1,3}(?:\.[0-9]+)?)\s*\]\]")
 _BRACKET_PREF: Final = compile_pattern(r"\[\[\s*(?P<pref>A|B|C|tie)\s*\]\]", regex.IGNORECASE)
 _BRACKET_ARENA: Final = compile_pattern(r"\[\[\s*(?P<x>A|B)\s*(?P<op>>>|>|=|<<|<)\s*(?P<y>A|B)\s*\]\]")
-_RESULT: Final = compile_pattern(r"\[RESULT\]\s*(?:(?P<pref>A|B)\b|" + _NUM + r"(?:\s*/\s*(?P<den>[0-9]{1,3}))?(?![0-9.]*[0-9]))")
-_ALPACA_RANK: Final = compile_pattern(
-    r"""['"]model['"]\s*:\s*['"]model_(?P<which>[12])['"]\s*,\s*['"]rank['"]\s*:\s*1(?![0-9])""")
+#: Prometheus: ``[RESULT] 4``, ``[RESULT]: (4)``, ``[RESULT] 4/5``, ``[SCORE] 4``, ``[RESULT] B``.
+_RESULT: Final = compile_pattern(
+    r"\[(?i:RESULT|SCORE)\]\s*[:：]?\s*[(\[]?\s*(?:(?P<pref>A|B)\b|" + _NUM
+    + r"(?:\s*(?:/|out\s+of)\s*(?P<den>[0-9]{1,3}))?(?![0-9]|\.[0-9]))"
+)
 _BRACKET_RATING: Final = compile_pattern(r"\[\[\s*" + _NUM + r"\s*(?:/\s*(?P<den>[0-9]{1,3}))?\s*\]\]")
 
 # Tier 2: markers.
@@ -188,11 +253,40 @@ _WHOLE: Final = compile_pattern(
 
 _EMPHASIS: Final = compile_pattern(r"\*\*|__|`")
 
+# JSON and tool-call verdicts.
+#: A list of ``{"model": …, "rank": …}`` objects (AlpacaEval's ranking), keyed or not.
+_RANK_LIST: Final = compile_pattern(r"""\[(?=\s*\{\s*['"](?:model|rank)['"])""")
+_RANK_ITEM: Final = compile_pattern(
+    r"""\s*,?\s*\{\s*(?:['"]model['"]\s*:\s*['"](?P<m>[^'"\n]{1,40})['"]\s*,\s*['"]rank['"]\s*:\s*['"]?"""
+    r"""(?P<r>[0-9]{1,2})(?:\.0)?['"]?|['"]rank['"]\s*:\s*['"]?(?P<r2>[0-9]{1,2})(?:\.0)?['"]?\s*,\s*['"]model['"]\s*:"""
+    r"""\s*['"](?P<m2>[^'"\n]{1,40})['"])\s*\}"""
+)
+_LIST_END: Final = compile_pattern(r"\s*\]")
+#: An Arena-Hard verdict as a JSON value: ``"A>>B"``, ``"[[B>A]]"``.
+_ARENA_VALUE: Final = compile_pattern(r"\[*\s*(?P<x>A|B)\s*(?P<op>>>|>|=|<<|<)\s*(?P<y>A|B)\s*\]*")
+_RATING_VALUE: Final = compile_pattern(r"\s*" + _NUM + r"\s*(?:/\s*(?P<den>[0-9]{1,3}))?\s*(?:分|points?)?\s*")
+_LABEL_DECORATION: Final = compile_pattern(r"^[\s\[\]\"'*.]+|[\s\[\]\"'*.]+$")
+_SPACES: Final = compile_pattern(r"\s+")
+
+# Plain-language statements that are negated or hypothetical state nothing.
+_CLAUSE_START: Final = compile_pattern(
+    r"[,.;:!?\n，。；：！？]|\b(?:so|but|therefore|thus|hence|overall|however|and)\b", regex.IGNORECASE)
+_NEGATION: Final = compile_pattern(
+    r"\b(?:not|never|no|hardly|if|whether|unless|cannot|can't|don't|doesn't|wouldn't|isn't|unclear|hard\s+to\s+say)\b"
+    r"|不认为|并非|不是|如果|是否|假如|若|不能说|难以(?:说|判断)|无法判断",
+    regex.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class _Found:
-    verdict: Verdict | None  # None: a rating off the scale (reason in ``problem``)
+    verdict: Verdict | None  # None: a verdict that cannot be taken (reason in ``problem``)
     problem: str | None = None
+    #: Arena-Hard's strength of a preference: ``A>>B``, ``A>B``, ``A=B``, ``B>A``, ``B>>A``.
+    strength: str | None = None
+    #: The status a problem gives: a rating off its scale, or a label that names no answer.
+    status: st.Status = st.OUT_OF_RANGE
+    failure: str = "off_scale"
 
 
 def _number(text: str) -> int | float:
@@ -218,7 +312,146 @@ def _rating(num: str, den: str | None, low: int, high: int, lo: str | None = Non
     return _Found(value)
 
 
-def _tier1(text: str, low: int, high: int) -> list[_Found]:
+def _arena(x: str, op: str, y: str, written: str) -> _Found:
+    """An Arena-Hard comparison as a preference with its strength (``B<<A`` is ``A>>B``)."""
+    if x == y:
+        return _Found(None, f"{written} compares an answer with itself", failure="no_verdict")
+    if op == "=":
+        return _Found("tie", strength="A=B")
+    winner = x if op.startswith(">") else y
+    loser = "B" if winner == "A" else "A"
+    return _Found(winner, strength=winner + (">>" if len(op) == 2 else ">") + loser)
+
+
+@lru_cache(maxsize=16)
+def _label_table(labels: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], dict[str, str]]:
+    """Labels as written, and folded (case, spaces, brackets) where folding is unambiguous."""
+    exact = dict(labels)
+    folded: dict[str, set[str]] = {}
+    for label, verdict in labels:
+        folded.setdefault(_fold_label(label), set()).add(verdict)
+    clashing = {_fold_label(a) for a, _ in labels for b, _ in labels if a != b and _fold_label(a) == _fold_label(b)}
+    loose = {key: next(iter(v)) for key, v in folded.items() if len(v) == 1 and key not in clashing}
+    return exact, loose
+
+
+def _fold_label(label: str) -> str:
+    return _SPACES.sub(" ", _LABEL_DECORATION.sub("", unicodedata.normalize("NFKC", label))).casefold()
+
+
+def _label(value: str, labels: tuple[tuple[str, str], ...]) -> str | None:
+    exact, loose = _label_table(labels)
+    stripped = value.strip()
+    if stripped in exact:
+        return exact[stripped]
+    return loose.get(_fold_label(stripped))
+
+
+@lru_cache(maxsize=16)
+def _json_finder(keys: tuple[str, ...]) -> regex.Pattern[str]:
+    """``"key": value`` for the declared keys; a value is a short string, a number, null or ``[``.
+    Bounded repetitions only: linear in the text."""
+    names = "|".join(regex.escape(k) for k in sorted(set(keys), key=len, reverse=True))
+    return compile_pattern(
+        r"""(?P<q>["'])(?P<key>""" + names + r""")(?P=q)\s*:\s*(?P<val>"(?:[^"\\\n]|\\.){0,80}"|'[^'\n]{0,80}'"""
+        r"""|-?[0-9]{1,3}(?:\.[0-9]+)?(?![0-9])|null|\[)"""
+    )
+
+
+def _ranking(text: str, start: int, labels: tuple[tuple[str, str], ...]) -> _Found:
+    """The AlpacaEval ranking list opening at ``text[start] == "["``: rank 1 wins, equal ranks tie."""
+    items: list[tuple[str, int]] = []
+    pos = start + 1
+    while True:
+        m = _RANK_ITEM.match(text, pos)
+        if m is None:
+            break
+        items.append((m["m"] or m["m2"], int(m["r"] or m["r2"])))
+        pos = m.end()
+    if _LIST_END.match(text, pos) is None:
+        cut = "]" not in text[pos:]
+        return _Found(None, "the ranking list is cut off (truncated)" if cut else
+                      "the ranking list holds something other than {model, rank} objects",
+                      status=st.NO_ANSWER, failure="truncated" if cut else "no_verdict")
+    sides: dict[str, int] = {}
+    for model, rank in items:
+        side = _label(model, labels)
+        if side not in ("A", "B"):
+            return _Found(None, f"the ranking names model {model!r}, which is neither answer",
+                          status=st.NO_ANSWER, failure="no_verdict")
+        if side in sides:
+            return _Found(None, f"the ranking names the same answer twice ({model!r})",
+                          status=st.CONTRADICTORY, failure="contradictory")
+        sides[side] = rank
+    if set(sides) != {"A", "B"}:
+        return _Found(None, "the ranking does not rank both answers", status=st.NO_ANSWER, failure="no_verdict")
+    if sides["A"] == sides["B"]:
+        return _Found("tie")
+    return _Found("A" if sides["A"] < sides["B"] else "B")
+
+
+def _json_value(reads: str, raw: str, low: int, high: int, labels: tuple[tuple[str, str], ...]) -> _Found:
+    if raw == "null":
+        return _Found(None, "the verdict is null", status=st.NO_ANSWER, failure="no_verdict")
+    if raw[0] == '"':
+        try:
+            value = str(json.loads(raw))
+        except ValueError:
+            value = raw[1:-1]
+    elif raw[0] == "'":
+        value = raw[1:-1]
+    else:
+        value = raw
+    if reads == "rating":
+        m = _RATING_VALUE.fullmatch(value)
+        if m is None:
+            return _Found(None, f"the rating {value!r} is not a number", status=st.NO_ANSWER, failure="no_verdict")
+        return _rating(m["num"], m["den"], low, high)
+    arena = _ARENA_VALUE.fullmatch(value.strip())
+    if arena is not None:
+        return _arena(arena["x"], arena["op"], arena["y"], value)
+    side = _label(value, labels)
+    if side is None:
+        return _Found(None, f"the verdict {value!r} names neither answer nor a tie", status=st.NO_ANSWER,
+                      failure="no_verdict")
+    return _Found(side)
+
+
+def _json_verdicts(text: str, low: int, high: int, params: JudgeParams) -> list[tuple[int, _Found]]:
+    """The verdicts of the declared JSON / tool-call shapes, and of ranking lists without a key.
+    A tool call's ``arguments`` string (escaped JSON) is read too."""
+    found: list[tuple[int, _Found]] = []
+    texts = [text] if '\\"' not in text else [text, text.replace('\\"', '"')]
+    reads = {shape.key: shape.reads for shape in params.json_verdicts}
+    finder = _json_finder(tuple(reads)) if reads else None
+    for variant in texts:
+        lists: set[int] = set()
+        if finder is not None and ('"' in variant or "'" in variant):
+            for m in finder.finditer(variant):
+                kind = reads[m["key"]]
+                if m["val"] == "[":
+                    if kind == "ranking":
+                        lists.add(m.start("val"))
+                        found.append((m.start(), _ranking(variant, m.start("val"), params.labels)))
+                    continue
+                if kind != "ranking":
+                    found.append((m.start(), _json_value(kind, m["val"], low, high, params.labels)))
+        for m in _RANK_LIST.finditer(variant):
+            if m.start() not in lists:
+                found.append((m.start(), _ranking(variant, m.start(), params.labels)))
+    return found
+
+
+def _negated(text: str, start: int) -> bool:
+    """Whether the clause before ``start`` negates or puts in doubt what follows it."""
+    window_start = max(0, start - 120)
+    window = text[window_start:start]
+    ends = [m.end() for m in _CLAUSE_START.finditer(window)]
+    clause = window[ends[-1]:] if ends else window
+    return _NEGATION.search(clause) is not None
+
+
+def _tier1(text: str, low: int, high: int, params: JudgeParams) -> list[_Found]:
     found: list[tuple[int, _Found]] = []
     taken: list[tuple[int, int]] = []
     for m in _BRACKET_PAIR.finditer(text):
@@ -229,17 +462,12 @@ def _tier1(text: str, low: int, high: int) -> list[_Found]:
         token = m["pref"].upper()
         found.append((m.start(), _Found("tie" if token in ("C", "TIE") else token)))
     for m in _BRACKET_ARENA.finditer(text):
-        x, op, y = m["x"], m["op"], m["y"]
-        if x == y:
-            found.append((m.start(), _Found(None, f"{m[0]} compares an answer with itself")))
-        else:
-            found.append((m.start(), _Found("tie" if op == "=" else x if op.startswith(">") else y)))
+        found.append((m.start(), _arena(m["x"], m["op"], m["y"], m[0])))
     for m in _BRACKET_RATING.finditer(text):
         found.append((m.start(), _rating(m["num"], m["den"], low, high)))
     for m in _RESULT.finditer(text):
         found.append((m.start(), _Found(m["pref"]) if m["pref"] else _rating(m["num"], m["den"], low, high)))
-    for m in _ALPACA_RANK.finditer(text):
-        found.append((m.start(), _Found("A" if m["which"] == "1" else "B")))
+    found.extend(_json_verdicts(text, low, high, params))
     return [f for _, f in sorted(found, key=lambda x: x[0])]
 
 
@@ -251,7 +479,7 @@ def _scale_numbers(text: str) -> set[int]:
     return starts
 
 
-def _tier2(text: str, low: int, high: int) -> list[_Found]:
+def _tier2(text: str, low: int, high: int, params: JudgeParams) -> list[_Found]:
     found: list[tuple[int, _Found]] = []
     scales = _scale_numbers(text) if any(c.isdigit() for c in text) else set()
     for pattern in (_RATING_MARKER, _RATING_SCALED, _RATING_LINE_START, _RATING_SCALE_FIRST, _ZH_RATING_VERB,
@@ -263,14 +491,18 @@ def _tier2(text: str, low: int, high: int) -> list[_Found]:
             found.append((m.start("num"), _rating(m["num"], m["den"], low, high, lo)))
     for pattern in (_PREF_MARKER, _ZH_PREF_MARKER, _ZH_PREF_AFTER, _EN_PREF_SENTENCE):
         for m in pattern.finditer(text):
+            if pattern is not _PREF_MARKER and _negated(text, m.start()):
+                continue  # "I don't think Assistant A is better", "如果回答A更好": no statement
             found.append((m.start(), _Found(_preference(m["pref"]))))
     for pattern in (_ZH_TIE, _EN_TIE):
         for m in pattern.finditer(text):
+            if _negated(text, m.start()):
+                continue
             found.append((m.start(), _Found("tie")))
     return [f for _, f in sorted(found, key=lambda x: x[0])]
 
 
-def _tier3(text: str, low: int, high: int) -> list[_Found]:
+def _tier3(text: str, low: int, high: int, params: JudgeParams) -> list[_Found]:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return []
@@ -320,21 +552,56 @@ def parse_judge(text: str, params: JudgeParams, ctx: ParseContext) -> Parsed:
             raise ValueError(f"a judge row's options (the rating scale's top) must be at least 2, got {ctx.options}")
         low, high = 1, ctx.options
     folded = _EMPHASIS.sub("", unicodedata.normalize("NFKC", text))
+    wrong_kind = False
     for tier in (_tier1, _tier2, _tier3):
-        found = tier(folded, low, high)
+        found = tier(folded, low, high, params)
         if params.kind != "any":
-            found = [f for f in found if f.verdict is None or _kind_of(f.verdict) == params.kind]
+            kept = [f for f in found if f.verdict is None or _kind_of(f.verdict) == params.kind]
+            wrong_kind = wrong_kind or len(kept) < len(found)
+            found = kept
             if params.kind == "preference":
-                found = [f for f in found if f.verdict is not None]
+                found = [f for f in found if f.verdict is not None or f.status != st.OUT_OF_RANGE]
         if not found:
             continue
-        verdicts = {_show(f.verdict) for f in found if f.verdict is not None}
-        problems = [f.problem for f in found if f.problem is not None]
-        if len(verdicts) > 1:
-            return Parsed(None, st.CONTRADICTORY, "the judgment states different verdicts: " + ", ".join(sorted(verdicts)))
-        if problems:
-            return Parsed(None, st.OUT_OF_RANGE, problems[0])
-        verdict = next(f.verdict for f in found if f.verdict is not None)
-        return Parsed(verdict, st.OK)
+        return _decide(found)
     what = {"any": "verdict", "preference": "preference", "rating": "rating"}[params.kind]
-    return Parsed(None, st.NO_ANSWER, f"the judgment states no {what}")
+    if wrong_kind:
+        other = "a rating" if params.kind == "preference" else "a preference"
+        return Parsed(None, st.NO_ANSWER, f"the judgment states {other}, not the {what} asked for",
+                      {"judge_failure": "wrong_kind"})
+    if _truncated(folded):
+        return Parsed(None, st.NO_ANSWER, f"the judgment is cut off before it states a {what} (truncated)",
+                      {"judge_failure": "truncated"})
+    return Parsed(None, st.NO_ANSWER, f"the judgment states no {what}", {"judge_failure": "no_verdict"})
+
+
+def _decide(found: list[_Found]) -> Parsed:
+    """One tier's findings: every statement must agree (verdict and Arena-Hard strength)."""
+    verdicts = {_show(f.verdict) for f in found if f.verdict is not None}
+    problems = [f for f in found if f.problem is not None]
+    if len(verdicts) > 1:
+        return Parsed(None, st.CONTRADICTORY, "the judgment states different verdicts: " + ", ".join(sorted(verdicts)),
+                      {"judge_failure": "contradictory"})
+    if problems:
+        first = problems[0]
+        return Parsed(None, first.status, first.problem, {"judge_failure": first.failure})
+    verdict = next(f.verdict for f in found if f.verdict is not None)
+    strengths = {f.strength for f in found if f.strength is not None}
+    if len(strengths) > 1:
+        return Parsed(None, st.CONTRADICTORY, "the judgment states different strengths: " + ", ".join(sorted(strengths)),
+                      {"judge_failure": "contradictory"})
+    return Parsed(verdict, st.OK, None, {"strength": next(iter(strengths))} if strengths else {})
+
+
+#: The end of a judgment that was cut off: mid-word or mid-clause, or inside a bracket or brace.
+_CUT_END: Final = compile_pattern(r"(?:[\p{L}\p{N},;:(\[{\-]|\[\[[^\]]{0,20})\s*\Z")
+
+
+def _truncated(text: str) -> bool:
+    """A judgment without a verdict that stops mid-sentence or with a bracket, brace or fence open."""
+    stripped = text.rstrip()
+    if len(stripped) < 40:
+        return False
+    if stripped.count("{") > stripped.count("}") or stripped.count("[[") > stripped.count("]]"):
+        return True
+    return _CUT_END.search(stripped[-40:]) is not None and not stripped.endswith(("]]", "分"))
