@@ -16,7 +16,7 @@ The rule (:func:`detect`): the text is cut into clauses (at ``. ! ? ; : ,``, lin
 ``。！？；：，、``); a clause abstains when, once every phrase match and then every filler match
 is taken out, no letter or digit is left; the text abstains when at least one phrase matched
 and every clause abstains or is filler.  Any digit anywhere means an answer may be stated:
-never an abstention; nor is a text over :data:`MAX_ABSTENTION_CHARS` characters.  So ``I don't know why, but the answer is 5`` is an answer, ``Paris, but
+never an abstention; nor is a text over :data:`MAX_ABSTENTION_CHARS` (300) characters.  So ``I don't know why, but the answer is 5`` is an answer, ``Paris, but
 I'm not sure`` is an answer, and ``Sorry, I don't know.`` abstains.
 
 :func:`decide` applies it to a row: the whole normalized text first; when the parser read no
@@ -29,6 +29,7 @@ chooses the one such option (two such options: ``no_answer``, which one is not s
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from normalize._regex import compile_pattern, user_pattern
 
 #: A whole answer that abstains is short: a longer text (or last sentence) is never one, so the
 #: phrases never run over a long output.
-MAX_ABSTENTION_CHARS: Final = 1000
+MAX_ABSTENTION_CHARS: Final = 300
 #: The kinds of abstention, in the order a report names them.
 KINDS: Final = ("undetermined", "unknown", "refusal")
 #: Clause boundaries; a phrase never spans one.
@@ -67,30 +68,53 @@ class Found:
 
 
 @dataclass(frozen=True)
+class _Language:
+    """One language's compiled phrases: one pattern (a named group per kind), filler, subject."""
+
+    phrases: str
+    filler: str | None
+    subject: str | None
+    #: A stdlib scan for any keyword (escaped literals: linear), or None when none are declared.
+    keywords: re.Pattern[str] | None
+
+
+@dataclass(frozen=True)
 class AbstentionSpec:
-    """A task type's abstention phrases: per language, per kind (and ``filler``), regexes.
+    """A task type's abstention phrases: per language, per kind (and ``filler``), regexes; and
+    per language an optional ``subject`` (what may stand before an ``undetermined`` phrase) and
+    ``keywords`` (lower-case literals of which every phrase match holds one: a text with none of
+    them skips the language with substring scans, as :data:`normalize._phrases.RETRACTION_WORDS`
+    does for retractions).
 
     Built by the pack loader from the ``abstention:`` section for the ``languages`` the task
     type names; :meth:`to_json` is what the pack hash covers.
     """
 
     languages: tuple[str, ...]
-    phrases: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    phrases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: ``unparsed``: checked only when the parser read no answer (a stated letter or number
+    #: stands); ``always``: over a parsed answer too (free-text answers, where any text parses).
+    when: str = "unparsed"
 
     def to_json(self) -> dict[str, Any]:
-        return {"languages": list(self.languages),
-                "phrases": {lang: {kind: list(p) for kind, p in sorted(kinds.items())}
+        return {"languages": list(self.languages), "when": self.when,
+                "phrases": {lang: {key: list(v) if isinstance(v, tuple) else v for key, v in sorted(kinds.items())}
                             for lang, kinds in sorted(self.phrases.items())}}
 
     @cached_property
-    def _compiled(self) -> dict[str, tuple[tuple[tuple[str, str], ...], str | None]]:
-        """Per language: ((kind, combined pattern), ...) and the combined filler pattern."""
-        out: dict[str, tuple[tuple[tuple[str, str], ...], str | None]] = {}
+    def _compiled(self) -> dict[str, _Language]:
+        out: dict[str, _Language] = {}
         for lang in self.languages:
-            kinds = self.phrases.get(lang, {})
-            patterns = tuple((kind, _combine(kinds[kind])) for kind in KINDS if kinds.get(kind))
-            filler = kinds.get("filler")
-            out[lang] = (patterns, _combine(filler) if filler else None)
+            entry = self.phrases.get(lang, {})
+            groups = [f"(?P<{kind}>{_alternatives(entry[kind])})" for kind in KINDS if entry.get(kind)]
+            filler = entry.get("filler")
+            subject, keywords = entry.get("subject"), entry.get("keywords", ())
+            out[lang] = _Language(
+                _BEFORE + "(?:" + "|".join(groups) + ")" + _AFTER,
+                _BEFORE + "(?:" + _alternatives(filler) + ")" + _AFTER if filler else None,
+                subject if isinstance(subject, str) else None,
+                re.compile("|".join(re.escape(k) for k in sorted(keywords, key=len, reverse=True))) if keywords else None,
+            )
         return out
 
     def languages_for(self, lang: str | None) -> tuple[str, ...]:
@@ -103,39 +127,65 @@ class AbstentionSpec:
         return self.languages
 
 
-def _combine(patterns: Sequence[str]) -> str:
-    return _BEFORE + "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")" + _AFTER
+def _alternatives(patterns: Sequence[str]) -> str:
+    return "|".join(f"(?:{p})" for p in patterns)
 
 
-def build_spec(languages: Sequence[str], section: Mapping[str, Any]) -> AbstentionSpec:
+#: The list keys of a language's entry: the kinds and ``filler`` (``subject`` is one pattern,
+#: ``keywords`` a list of literals).
+_LIST_KEYS: Final = (*KINDS, "filler")
+
+
+def build_spec(languages: Sequence[str], section: Mapping[str, Any], when: str = "unparsed") -> AbstentionSpec:
     """The spec for ``languages`` from a pack's ``abstention:`` section; ``ValueError`` names a
-    missing language, an unknown kind, or a pattern that does not compile."""
-    phrases: dict[str, dict[str, tuple[str, ...]]] = {}
+    missing language, an unknown key, or a pattern that does not compile."""
+    phrases: dict[str, dict[str, Any]] = {}
     for lang in languages:
         entry = section.get(lang)
         if not isinstance(entry, Mapping):
             known = ", ".join(sorted(section)) or "none"
             raise ValueError(f"abstention: no phrases for language {lang!r} (the pack's abstention: section has {known})")
-        kinds: dict[str, tuple[str, ...]] = {}
+        kinds: dict[str, Any] = {}
         for kind, patterns in entry.items():
-            if kind not in (*KINDS, "filler"):
-                raise ValueError(f"abstention.{lang}: unknown kind {kind!r}; kinds are {', '.join((*KINDS, 'filler'))}")
+            if kind == "subject":
+                if not isinstance(patterns, str) or not patterns:
+                    raise ValueError(f"abstention.{lang}.subject must be a non-empty regex string")
+                _compiles(patterns, f"abstention.{lang}.subject")
+                kinds["subject"] = patterns
+                continue
+            if kind == "keywords":
+                if not isinstance(patterns, list) or not all(
+                        isinstance(k, str) and k and k == k.lower() for k in patterns):
+                    raise ValueError(f"abstention.{lang}.keywords must be a list of non-empty lower-case strings")
+                kinds["keywords"] = tuple(patterns)
+                continue
+            if kind not in _LIST_KEYS:
+                raise ValueError(f"abstention.{lang}: unknown kind {kind!r}; kinds are "
+                                 f"{', '.join((*_LIST_KEYS, 'subject', 'keywords'))}")
             if not isinstance(patterns, list) or not all(isinstance(p, str) and p for p in patterns):
                 raise ValueError(f"abstention.{lang}.{kind} must be a list of non-empty regex strings")
             for i, pattern in enumerate(patterns):
-                try:
-                    compile_pattern(_combine([pattern]), regex.IGNORECASE | regex.V0)
-                except (regex.error, ValueError) as exc:
-                    raise ValueError(f"abstention.{lang}.{kind}[{i}]: {exc}") from None
+                _compiles(_BEFORE + f"(?:{pattern})" + _AFTER, f"abstention.{lang}.{kind}[{i}]")
             kinds[str(kind)] = tuple(patterns)
         if not any(kinds.get(kind) for kind in KINDS):
             raise ValueError(f"abstention.{lang} states no phrase (kinds: {', '.join(KINDS)})")
         phrases[lang] = kinds
-    return AbstentionSpec(tuple(languages), phrases)
+    return AbstentionSpec(tuple(languages), phrases, when)
+
+
+def _compiles(pattern: str, where: str) -> None:
+    try:
+        compile_pattern(pattern, _FLAGS)
+    except (regex.error, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+_FLAGS: Final = regex.IGNORECASE | regex.V0
 
 
 def _fold(text: str) -> str:
-    return _DECORATION.sub(" ", unicodedata.normalize("NFKC", text).translate(_APOSTROPHES))
+    """NFKC and one apostrophe (ASCII text is left as it is: NFKC keeps it)."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
 
 
 def detect(spec: AbstentionSpec, text: str, lang: str | None = None, *, timeout: float) -> Found | None:
@@ -153,28 +203,42 @@ def detect(spec: AbstentionSpec, text: str, lang: str | None = None, *, timeout:
     if len(text) > MAX_ABSTENTION_CHARS or _DIGIT.search(text) is not None:
         return None
     folded = _fold(text)
+    lowered = folded.lower()
     for language in spec.languages_for(lang):
-        found = _detect_in(spec, language, folded, timeout)
+        compiled = spec._compiled[language]
+        if compiled.keywords is not None and compiled.keywords.search(lowered) is None:
+            continue  # no keyword: none of the language's phrases can occur
+        if user_pattern(compiled.phrases, _FLAGS, timeout=timeout).search(folded) is None:
+            continue  # no phrase at all (the usual case): nothing to take apart
+        found = _detect_in(compiled, _DECORATION.sub(" ", folded), timeout)
         if found is not None:
             return found
     return None
 
 
-def _detect_in(spec: AbstentionSpec, language: str, text: str, timeout: float) -> Found | None:
-    patterns, filler = spec._compiled[language]
+def _detect_in(language: _Language, text: str, timeout: float) -> Found | None:
+    phrases = user_pattern(language.phrases, _FLAGS, timeout=timeout)
+    filler = None if language.filler is None else user_pattern(language.filler, _FLAGS, timeout=timeout)
+    subject = None if language.subject is None else user_pattern(language.subject, _FLAGS, timeout=timeout)
     first: Found | None = None
     for clause in _CLAUSES.split(text):
-        rest = clause
-        for kind, pattern in patterns:
-            compiled = user_pattern(pattern, regex.IGNORECASE | regex.V0, timeout=timeout)
-            match = compiled.search(rest)
-            if match is None:
-                continue
+        parts: list[str] = []
+        at = 0
+        for match in phrases.finditer(clause):
+            kind = match.lastgroup or KINDS[0]
+            before = clause[at:match.start()]
+            if kind == "undetermined" and subject is not None and before.strip():
+                # the subject of "… cannot be determined": the words right before it in the clause
+                if subject.fullmatch(before.strip()) is not None:
+                    before = ""
+            parts.append(before)
+            at = match.end()
             if first is None:
                 first = Found(kind, " ".join(match[0].split()))
-            rest = compiled.sub(" ", rest)
-        if filler is not None:
-            rest = user_pattern(filler, regex.IGNORECASE | regex.V0, timeout=timeout).sub(" ", rest)
+        parts.append(clause[at:])
+        rest = " ".join(parts)
+        if filler is not None and _CONTENT.search(rest) is not None:
+            rest = filler.sub(" ", rest)
         if _CONTENT.search(rest) is not None:
             return None
     return first

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -64,9 +64,6 @@ SHIPPED_PREFIX = "shipped:"
 #: Settings that bound resources without deciding outputs: left out of the hash.
 _UNHASHED_SETTINGS: Final[set[str]] = {"row_budget"}
 _SHORT = 12
-#: Parser statuses the abstention check may change: an answer (``I don't know`` read as text)
-#: or none; a contradiction, a bad range or a bad row stays what it is.
-_MAY_ABSTAIN: Final = (st.OK, st.NO_ANSWER)
 
 
 # --------------------------------------------------------------------------- file models
@@ -104,6 +101,8 @@ class _ParserEntry(_Strict):
 
 class _AbstentionEntry(_Strict):
     languages: list[str] = Field(min_length=1)
+    #: ``unparsed``: only rows the parser read no answer from; ``always``: parsed answers too.
+    when: Literal["unparsed", "always"] = "unparsed"
 
 
 class _TaskTypeEntry(_Strict):
@@ -348,7 +347,10 @@ class Pack:
                     restart_budget()
                     status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes, lang)
                     extra.update(parsed_extra)
-                    if t.abstention is not None and status in _MAY_ABSTAIN:
+                    # a stated answer stands, unless any text parses (``when: always``) or the
+                    # answer is only a solution's last number (a final sentence may abstain)
+                    if t.abstention is not None and (status == st.NO_ANSWER or (status == st.OK and (
+                            t.abstention.when == "always" or extra.get("found_by") == "last_number"))):
                         status, reason, answer = self._abstain(t.abstention, normalized, status, reason, answer,
                                                                options, lang, extra, parsed=True)
                 elif t.abstention is not None and status == st.NO_ANSWER and normalized is not None:
@@ -701,7 +703,7 @@ def _resolve(
         abstention = None
         if entry.abstention is not None:
             try:
-                abstention = build_abstention(entry.abstention.languages, model.abstention)
+                abstention = build_abstention(entry.abstention.languages, model.abstention, entry.abstention.when)
             except ValueError as exc:
                 raise fail(("task_types", type_name, "abstention"), str(exc)) from None
         task_types[type_name] = TaskType(type_name, Chain(specs), parser, abstention)

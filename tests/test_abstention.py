@@ -170,7 +170,7 @@ task_types:
   extractive_qa:
     chain: [remove_think_blocks, {rule: normalize_whitespace, params: {newlines: collapse}}]
     parser: text
-    abstention: {languages: [en, de]}
+    abstention: {languages: [en, de], when: always}
 """
 
 
@@ -200,10 +200,11 @@ def test_shipped_phrases_are_hashed() -> None:
 @pytest.mark.parametrize(("body", "message"), [
     ("    abstention: {languages: [xx]}\n", "no phrases for language 'xx'"),
     ("    abstention: {languages: []}\n", "at least 1 item"),
+    ("    abstention: {languages: [en], when: sometimes}\n", "when"),
 ])
 def test_bad_abstention_settings_are_pack_errors(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "pack.yaml"
-    path.write_text(GERMAN.replace("    abstention: {languages: [en, de]}\n", body), encoding="utf-8")
+    path.write_text(GERMAN.replace("    abstention: {languages: [en, de], when: always}\n", body), encoding="utf-8")
     with pytest.raises(PackError, match=message):
         load_pack(path)
 
