@@ -103,28 +103,36 @@ class AbstentionSpec:
 
     @cached_property
     def _compiled(self) -> dict[str, _Language]:
-        out: dict[str, _Language] = {}
-        for lang in self.languages:
-            entry = self.phrases.get(lang, {})
-            groups = [f"(?P<{kind}>{_alternatives(entry[kind])})" for kind in KINDS if entry.get(kind)]
-            filler = entry.get("filler")
-            subject, keywords = entry.get("subject"), entry.get("keywords", ())
-            out[lang] = _Language(
-                _BEFORE + "(?:" + "|".join(groups) + ")" + _AFTER,
-                _BEFORE + "(?:" + _alternatives(filler) + ")" + _AFTER if filler else None,
-                subject if isinstance(subject, str) else None,
-                re.compile("|".join(re.escape(k) for k in sorted(keywords, key=len, reverse=True))) if keywords else None,
-            )
+        """Each language alone, and ``*``: all of them at once (a row without a known language
+        may mix them: ``抱歉，I don't know``)."""
+        out = {lang: self._language((lang,)) for lang in self.languages}
+        out["*"] = self._language(self.languages)
         return out
 
-    def languages_for(self, lang: str | None) -> tuple[str, ...]:
-        """The languages whose phrases apply to a row: its own (``zh-cn`` → ``zh``) when this
-        spec has it, else every language of the spec."""
+    def _language(self, langs: tuple[str, ...]) -> _Language:
+        entries = [self.phrases.get(lang, {}) for lang in langs]
+        groups = [f"(?P<{kind}>{_alternatives([p for e in entries for p in e.get(kind, ())])})"
+                  for kind in KINDS if any(e.get(kind) for e in entries)]
+        filler = [p for e in entries for p in e.get("filler", ())]
+        subjects = [e["subject"] for e in entries if isinstance(e.get("subject"), str)]
+        keywords = [k for e in entries for k in e.get("keywords", ())]
+        every_keyed = all(e.get("keywords") for e in entries)
+        return _Language(
+            _BEFORE + "(?:" + "|".join(groups) + ")" + _AFTER,
+            _BEFORE + "(?:" + _alternatives(filler) + ")" + _AFTER if filler else None,
+            _alternatives(subjects) if subjects else None,
+            re.compile("|".join(re.escape(k) for k in sorted(set(keywords), key=len, reverse=True)))
+            if every_keyed else None,
+        )
+
+    def language_for(self, lang: str | None) -> str:
+        """The phrases that apply to a row: its own language's (``zh-cn`` → ``zh``) when this
+        spec has it, else every language's at once (``*``)."""
         if lang is not None:
             base = lang.split("-", 1)[0]
             if base in self.languages:
-                return (base,)
-        return self.languages
+                return base
+        return "*"
 
 
 def _alternatives(patterns: Sequence[str]) -> str:
@@ -204,16 +212,12 @@ def detect(spec: AbstentionSpec, text: str, lang: str | None = None, *, timeout:
         return None
     folded = _fold(text)
     lowered = folded.lower()
-    for language in spec.languages_for(lang):
-        compiled = spec._compiled[language]
-        if compiled.keywords is not None and compiled.keywords.search(lowered) is None:
-            continue  # no keyword: none of the language's phrases can occur
-        if user_pattern(compiled.phrases, _FLAGS, timeout=timeout).search(folded) is None:
-            continue  # no phrase at all (the usual case): nothing to take apart
-        found = _detect_in(compiled, _DECORATION.sub(" ", folded), timeout)
-        if found is not None:
-            return found
-    return None
+    compiled = spec._compiled[spec.language_for(lang)]
+    if compiled.keywords is not None and compiled.keywords.search(lowered) is None:
+        return None  # no keyword: none of the phrases can occur (the usual case)
+    if user_pattern(compiled.phrases, _FLAGS, timeout=timeout).search(folded) is None:
+        return None  # no phrase at all: nothing to take apart
+    return _detect_in(compiled, _DECORATION.sub(" ", folded), timeout)
 
 
 def _detect_in(language: _Language, text: str, timeout: float) -> Found | None:

@@ -249,3 +249,54 @@ def test_an_abstention_gets_reward_zero() -> None:
     reward = NormalizeReward(task="gsm8k", no_answer=-0.5, wrong=-1.0)
     assert reward(["I don't know.", "The answer is 3.", "hmm", "The answer is 4."], answer=["4"] * 4) == [
         0.0, -1.0, -0.5, 1.0]
+
+
+def test_aggregation_keeps_abstentions_apart() -> None:
+    from scoring.aggregate import SampleAggregator
+
+    aggregator = SampleAggregator(PACK, "vote")
+    for i, text in enumerate(["I don't know.", "I don't know.", "Not enough information.", "Paris", "Lyon", "I don't know."]):
+        scored = _scored(text, "Paris")
+        row = Row(id="q1" if i < 3 else "q2", task="squad", task_type="extractive_qa", output=text, target="Paris")
+        aggregator.add(Scored(row, scored.result, scored.score))
+    first, second = aggregator.items()
+    assert (first.status, first.outcome, first.value) == ("abstained", "no_answer", 0.0)
+    assert second.status == "ok"  # the abstaining sample is no vote: Paris and Lyon tie, the first wins
+    report = build_report([first, second], PACK, aggregate="vote", n_resamples=20)
+    assert report["groups"][-1]["abstained"] == 1
+
+
+@pytest.mark.parametrize("unknown", ["Can't be determined", "Cannot answer", "Not enough info", "Unknown", "Undetermined",
+                                     "Not answerable", "Can't answer", "Not known", "无法确定"])
+def test_bbq_style_unknown_options_are_chosen(unknown: str) -> None:
+    options = ("The grandson", unknown, "The grandfather")
+    assert run("It cannot be determined from the context.", "mmlu", options) == ("ok", "B")
+    assert run("There is not enough information to tell.", "mmlu", options) == ("ok", "B")
+    assert run("The answer is (C).", "mmlu", options) == ("ok", "C")
+    assert run("I refuse to guess, but the grandson is older.", "mmlu", options)[0] != "ok" or \
+        run("I refuse to guess, but the grandson is older.", "mmlu", options)[1] != "B"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+_ABSTAIN = ["I don't know", "I cannot answer that", "The passage does not say", "Not enough information",
+            "It cannot be determined from the passage", "I have no idea", "我不知道", "无法确定"]
+_FILLER = ["", "Sorry, ", "Unfortunately, ", "Based on the passage, ", "Honestly, ", "抱歉，"]
+_ANSWERS = ["Paris", "the Denver Broncos", "Marie Curie", "in the spring", "blue whales", "巴黎", "居里夫人"]
+_JOIN = [", but it is ", ". However, it might be ", ", maybe ", "; I think it is ", "，但可能是", ". The answer is "]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(hs.sampled_from(_FILLER), hs.sampled_from(_ABSTAIN), hs.sampled_from([".", "", "!", "。"]))
+def test_property_whole_abstentions_abstain(filler: str, phrase: str, end: str) -> None:
+    assert run(filler + phrase + end, "squad")[0] == "abstained"
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(hs.sampled_from(_ABSTAIN), hs.sampled_from(_JOIN), hs.sampled_from(_ANSWERS), hs.booleans())
+def test_property_an_answer_beside_an_abstention_is_never_an_abstention(
+        phrase: str, join: str, answer: str, answer_first: bool) -> None:
+    text = f"{answer}, though {phrase.lower()}" if answer_first else phrase + join + answer
+    assert run(text, "squad")[0] != "abstained"
+    assert run(text + " 42", "gsm8k")[0] != "abstained"
