@@ -45,6 +45,10 @@ def judge(text: str, ctx: ParseContext = CTX, params: JudgeParams | None = None)
     ("10分制下得8分", 8),
     ("评分：10分满分，得8分", 8),
     ("8/10分", 8),
+    ("Grade: 8/10", 8),
+    ("I give it 8 on a 10-point scale.", 8),
+    ("十分制，8分", 8),
+    ("十分制下得9分", 9),
 ])
 def test_a_rating_with_its_scale_is_the_rating(text: str, rating: float) -> None:
     assert judge(text) == ("ok", rating)
@@ -65,6 +69,11 @@ def test_a_rating_with_its_scale_is_the_rating(text: str, rating: float) -> None
     ("Rating: 4 (on a scale of 0 to 10)", "out_of_range"),
     ("I'd give this 11 out of 10", "out_of_range"),
     ("满分10分，得11分", "out_of_range"),
+    ("Rating: 4 (on a 5-point scale)", "out_of_range"),
+    ("百分制下得85分", "out_of_range"),
+    ("五分制，得4分", "out_of_range"),
+    ("十分制", "no_answer"),
+    ("On a 10-point scale, the response is solid.", "no_answer"),
     # near variants that state no rating: a count in prose, a number without its scale after a verb
     ("The response covers 8 out of 10 key points.", "no_answer"),
     ("I give two examples below.", "no_answer"),
@@ -83,6 +92,9 @@ def test_the_rows_scale_decides() -> None:
     assert judge("I rate it 4 out of 5.", five) == ("ok", 4)
     assert judge("Rating: 4 (on a scale of 1 to 5)", five) == ("ok", 4)
     assert judge("评分：满分10分，得8分", five)[0] == "out_of_range"
+    assert judge("五分制，得4分", five) == ("ok", 4)
+    assert judge("Rating: 4 (on a 5-point scale)", five) == ("ok", 4)
+    assert judge("百分制下得85分", ParseContext(options=100)) == ("ok", 85)
 
 
 # --------------------------------------------------------------------------- no wall clock

@@ -149,6 +149,7 @@ _SCALE_AFTER: Final = (
     r"(?:" + _POINTS + r"\s*" + _OUT_OF + _DEN + _POINTS
     + r"|\s*[(（]?\s*(?:on\s+a|in\s+a|using\s+a)\s+(?:scale|range)\s+(?:of|from)\s+(?P<lo>[0-9]{1,3})\s*(?:to|-|–|—)\s*"
     + _DEN + r"\s*[)）]?"
+    + r"|\s*[(（]?\s*(?:on|in|using)\s+an?\s+" + _DEN + r"[- ]?point\s+scale\s*[)）]?"
     + r"|\s*分?\s*[（(]\s*(?:满分|总分|满分为|满分是|共)\s*" + _DEN + r"\s*分?\s*[)）]"
     + r"|\s*分?满分\s*" + _DEN + r")"
 )
@@ -169,7 +170,7 @@ _BRACKET_RATING: Final = compile_pattern(r"\[\[\s*" + _NUM + r"\s*(?:/\s*(?P<den
 _END: Final = r"(?![0-9.]*[0-9])"
 #: ``Rating: 7``, ``Score is 8/10``, ``评分：8分``: a marker and a separator, then the number.
 _RATING_MARKER: Final = compile_pattern(
-    r"(?:\b(?:overall\s+)?(?:rating|score)\s*(?:is|of|:|=)\s*\[?\s*|\boverall\s*[:=]\s*|(?:评分|打分|得分|分数|评级)\s*(?:是|为)?\s*[:：]?\s*\[?\s*)"
+    r"(?:\b(?:overall\s+)?(?:rating|score|grade)\s*(?:is|of|:|=)\s*\[?\s*|\boverall\s*[:=]\s*|(?:评分|打分|得分|分数|评级)\s*(?:是|为)?\s*[:：]?\s*\[?\s*)"
     + _NUM + r"\s*\]?\s*分?" + _SCALE + _END,
     regex.IGNORECASE,
 )
@@ -207,6 +208,12 @@ _ZH_SCALE_FIRST: Final = compile_pattern(
     + _DEN + r"\s*分\s*(?:之中|中|里))\s*[，,、;；:：]?\s*(?:" + _ZH_VERB + r"\s*" + _NUM + r"\s*分?|" + _NUM
     + r"\s*分)" + _END
 )
+#: ``百分制下得85分``, ``十分制，8分``: a scale named in words, then the rating.
+_ZH_WORD_SCALE: Final = compile_pattern(
+    r"(?P<w>百|十|五|三|七)分制\s*(?:下|中|里)?\s*[，,、;；:：]?\s*(?:" + _ZH_VERB + r"\s*" + _NUM + r"\s*分?|" + _NUM
+    + r"\s*分)" + _END
+)
+_WORD_SCALES: Final = {"百": "100", "十": "10", "五": "5", "三": "3", "七": "7"}
 #: ``8分（满分10分）``, ``8/10分``: a rating with its scale, unmistakable anywhere.
 _ZH_SCALED: Final = compile_pattern(
     r"(?<![0-9.])" + _NUM + r"\s*(?:分\s*[（(]\s*(?:满分|总分|满分为|满分是|共)\s*" + _DEN + r"\s*分?\s*[)）]|/\s*" + _DEN + r"\s*分)"
@@ -217,6 +224,7 @@ _SCALE_NUMBER: Final = compile_pattern(
     r"(?:/|\bout\s+of|\bof\s+a\s+possible)\s*(?:a\s+(?:possible|maximum(?:\s+of)?|total(?:\s+of)?)\s+"
     r"|(?:the\s+)?(?:possible|maximum|max)\s+(?:of\s+)?)?(?P<s>[0-9]{1,3})"
     r"|\b(?:scale|range)\s+(?:of|from)\s+(?P<s>[0-9]{1,3})\s*(?:to|-|–|—)\s*(?P<s>[0-9]{1,3})"
+    r"|(?<![0-9.])(?P<s>[0-9]{1,3})[- ]?point\s+scale"
     r"|(?:满分|总分)\s*(?:为|是)?\s*(?P<s>[0-9]{1,3})"
     r"|(?P<s>[0-9]{1,3})\s*分\s*(?:制|满分|之中|中)",
     regex.IGNORECASE,
@@ -489,6 +497,8 @@ def _tier2(text: str, low: int, high: int, params: JudgeParams) -> list[_Found]:
                 continue  # the scale of a rating ("满分10分", "out of 10") is never the rating
             lo = m.groupdict().get("lo")
             found.append((m.start("num"), _rating(m["num"], m["den"], low, high, lo)))
+    for m in _ZH_WORD_SCALE.finditer(text):
+        found.append((m.start("num"), _rating(m["num"], _WORD_SCALES[m["w"]], low, high)))
     for pattern in (_PREF_MARKER, _ZH_PREF_MARKER, _ZH_PREF_AFTER, _EN_PREF_SENTENCE):
         for m in pattern.finditer(text):
             if pattern is not _PREF_MARKER and _negated(text, m.start()):
