@@ -306,3 +306,11 @@ def test_every_judge_row_is_counted_once_in_the_summary() -> None:
     text = render_table(report)
     assert "judge rows: 12 = 3 battles + 1 ratings + 1 without models + 2 of the wrong kind" in text
     assert "Arena-Hard strengths: A>>B 1, A>B 0, A=B 0, B>A 2, B>>A 0" in text
+
+
+def test_an_echoed_json_template_states_nothing() -> None:
+    assert judge('Reply with {"winner": "A" or "B"}.') == ("no_answer", None)
+    assert judge('Reply with {"winner": "A" or "B"}.\n{"winner": "B"}') == ("ok", "B")
+    template = '[{"model": "model_1", "rank": "<rank>"}, {"model": "model_2", "rank": "<rank>"}]'
+    assert judge(template) == ("no_answer", None)
+    assert judge(template + '\n[{"model": "model_1", "rank": 2}, {"model": "model_2", "rank": 1}]') == ("ok", "B")

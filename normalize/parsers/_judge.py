@@ -361,13 +361,14 @@ def _json_finder(keys: tuple[str, ...]) -> regex.Pattern[str]:
     Bounded repetitions only: linear in the text."""
     names = "|".join(regex.escape(k) for k in sorted(set(keys), key=len, reverse=True))
     return compile_pattern(
-        r"""(?P<q>["'])(?P<key>""" + names + r""")(?P=q)\s*:\s*(?P<val>"(?:[^"\\\n]|\\.){0,80}"|'[^'\n]{0,80}'"""
-        r"""|-?[0-9]{1,3}(?:\.[0-9]+)?(?![0-9])|null|\[)"""
+        r"""(?P<q>["'])(?P<key>""" + names + r""")(?P=q)\s*:\s*(?:(?P<val>"(?:[^"\\\n]|\\.){0,80}"|'[^'\n]{0,80}'"""
+        r"""|-?[0-9]{1,3}(?:\.[0-9]+)?(?![0-9])|null)(?=\s*(?:[,}\]]|\Z))|(?P<val>\[))"""
     )
 
 
-def _ranking(text: str, start: int, labels: tuple[tuple[str, str], ...]) -> _Found:
-    """The AlpacaEval ranking list opening at ``text[start] == "["``: rank 1 wins, equal ranks tie."""
+def _ranking(text: str, start: int, labels: tuple[tuple[str, str], ...]) -> _Found | None:
+    """The AlpacaEval ranking list opening at ``text[start] == "["``: rank 1 wins, equal ranks tie;
+    None for a list that is not one (a format template echoed: ``"rank": "<rank>"``)."""
     items: list[tuple[str, int]] = []
     pos = start + 1
     while True:
@@ -377,10 +378,9 @@ def _ranking(text: str, start: int, labels: tuple[tuple[str, str], ...]) -> _Fou
         items.append((m["m"] or m["m2"], int(m["r"] or m["r2"])))
         pos = m.end()
     if _LIST_END.match(text, pos) is None:
-        cut = "]" not in text[pos:]
-        return _Found(None, "the ranking list is cut off (truncated)" if cut else
-                      "the ranking list holds something other than {model, rank} objects",
-                      status=st.NO_ANSWER, failure="truncated" if cut else "no_verdict")
+        if "]" in text[pos:]:
+            return None  # not a ranking of {model, rank} objects (an echoed template): no statement
+        return _Found(None, "the ranking list is cut off (truncated)", status=st.NO_ANSWER, failure="truncated")
     sides: dict[str, int] = {}
     for model, rank in items:
         side = _label(model, labels)
@@ -440,13 +440,17 @@ def _json_verdicts(text: str, low: int, high: int, params: JudgeParams) -> list[
                 if m["val"] == "[":
                     if kind == "ranking":
                         lists.add(m.start("val"))
-                        found.append((m.start(), _ranking(variant, m.start("val"), params.labels)))
+                        ranked = _ranking(variant, m.start("val"), params.labels)
+                        if ranked is not None:
+                            found.append((m.start(), ranked))
                     continue
                 if kind != "ranking":
                     found.append((m.start(), _json_value(kind, m["val"], low, high, params.labels)))
         for m in _RANK_LIST.finditer(variant):
             if m.start() not in lists:
-                found.append((m.start(), _ranking(variant, m.start(), params.labels)))
+                ranked = _ranking(variant, m.start(), params.labels)
+                if ranked is not None:
+                    found.append((m.start(), ranked))
     return found
 
 
