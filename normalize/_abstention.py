@@ -8,23 +8,27 @@ abstention rate beside the parse rate.
 
 The phrases are data (the pack's ``abstention:`` section, ``rules/abstention.yaml``), per
 language and kind (``undetermined``, ``unknown``, ``refusal``) plus ``filler`` — words that
-state nothing (``Sorry,``, ``Based on the passage,``, ``the answer is``).  A task type opts in
-with ``abstention: {languages: [...]}`` in its pack entry; the phrases of those languages are
-part of the task type's resolved JSON, so the hash covers them.
+state nothing (``Sorry,``, ``Based on the passage,``, ``the answer is``) — a ``subject`` (what
+may stand before an ``undetermined`` phrase: *the age of the author* cannot be determined) and
+``keywords`` (a fast skip).  A task type opts in with ``abstention: {languages: [...]}`` in its
+pack entry (``when: always`` to check answers the parser read too); the phrases of those
+languages are part of the task type's resolved JSON, so the hash covers them.  A row whose
+``lang`` is one of them reads that language's phrases; any other row reads all of them at once.
 
 The rule (:func:`detect`): the text is cut into clauses (at ``. ! ? ; : ,``, line breaks and
-``。！？；：，、``); a clause abstains when, once every phrase match and then every filler match
-is taken out, no letter or digit is left; the text abstains when at least one phrase matched
-and every clause abstains or is filler.  Any digit anywhere means an answer may be stated:
-never an abstention; nor is a text over :data:`MAX_ABSTENTION_CHARS` (300) characters.  So ``I don't know why, but the answer is 5`` is an answer, ``Paris, but
-I'm not sure`` is an answer, and ``Sorry, I don't know.`` abstains.
+``。！？；：，、``); a clause abstains when, once every phrase match (with its subject) and then
+every filler match is taken out, no letter or digit is left; the text abstains when at least
+one phrase matched and every clause abstains or is filler.  Any digit means an answer may be
+stated, so never an abstention; nor is a text over :data:`MAX_ABSTENTION_CHARS` characters.  So
+``I don't know why, but the answer is 5`` is an answer, ``Paris, but I'm not sure`` is an
+answer, and ``Sorry, I don't know.`` abstains.
 
 :func:`decide` applies it to a row: the whole normalized text first; when the parser read no
-answer (``no_answer``), the last sentence alone (``… So the value cannot be determined.``).  A
-multiple-choice row whose option texts hold an abstention (``Cannot be determined``) is
-handled apart: an answer the parser read stands; an ``undetermined``/``unknown`` abstention
-chooses the one such option (two such options: ``no_answer``, which one is not said).  A math answer that is only the last number of a solution
-(``found_by: last_number``) gives way to a last sentence that abstains.
+answer, or only a solution's last number (``found_by: last_number``), the last sentence alone
+(``… So the value cannot be determined.``).  A multiple-choice row whose option texts hold an
+abstention (``Cannot be determined``, BBQ's unknown option) is handled apart: an answer the
+parser read stands; an ``undetermined``/``unknown`` abstention chooses the one such option
+(two such options: ``no_answer``, which one is not said); a refusal chooses none.
 """
 
 from __future__ import annotations
