@@ -59,8 +59,8 @@ _CONTENT: Final = compile_pattern(r"[^\W_]")
 _DIGIT: Final = compile_pattern(r"\d")
 #: Markdown emphasis and quotes around an abstention: decoration.
 _DECORATION: Final = compile_pattern(r"[*_\"“”「」『』()\[\]（）【】]")
-_BEFORE: Final = r"(?<![\p{Latin}\p{N}_'])"
-_AFTER: Final = r"(?![\p{Latin}\p{N}_])"
+_BEFORE: Final = r"(?<![\p{Latin}\p{Cyrillic}\p{Greek}\p{N}_'])"
+_AFTER: Final = r"(?![\p{Latin}\p{Cyrillic}\p{Greek}\p{N}_])"
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,11 @@ class _Language:
     phrases: str
     filler: str | None
     subject: str | None
-    #: A stdlib scan for any keyword (escaped literals: linear), or None when none are declared.
+    #: A stdlib scan for any keyword (escaped literals: linear), or None when some language
+    #: declares none (then no skip); ``ascii_keywords``: the ASCII ones, for an ASCII text (which
+    #: no other keyword can be in); None when there are none.
     keywords: re.Pattern[str] | None
+    ascii_keywords: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -121,12 +124,13 @@ class AbstentionSpec:
         subjects = [e["subject"] for e in entries if isinstance(e.get("subject"), str)]
         keywords = [k for e in entries for k in e.get("keywords", ())]
         every_keyed = all(e.get("keywords") for e in entries)
+        ascii_words = [k for k in keywords if k.isascii()]
         return _Language(
             _BEFORE + "(?:" + "|".join(groups) + ")" + _AFTER,
             _BEFORE + "(?:" + _alternatives(filler) + ")" + _AFTER if filler else None,
             _alternatives(subjects) if subjects else None,
-            re.compile("|".join(re.escape(k) for k in sorted(set(keywords), key=len, reverse=True)))
-            if every_keyed else None,
+            _literals(keywords) if every_keyed else None,
+            _literals(ascii_words) if every_keyed and ascii_words else None,
         )
 
     def language_for(self, lang: str | None) -> str:
@@ -137,6 +141,10 @@ class AbstentionSpec:
             if base in self.languages:
                 return base
         return "*"
+
+
+def _literals(words: Sequence[str]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(k) for k in sorted(set(words), key=len, reverse=True)))
 
 
 def _alternatives(patterns: Sequence[str]) -> str:
@@ -217,8 +225,10 @@ def detect(spec: AbstentionSpec, text: str, lang: str | None = None, *, timeout:
     folded = _fold(text)
     lowered = folded.lower()
     compiled = spec._compiled[spec.language_for(lang)]
-    if compiled.keywords is not None and compiled.keywords.search(lowered) is None:
-        return None  # no keyword: none of the phrases can occur (the usual case)
+    if compiled.keywords is not None:
+        keywords = compiled.ascii_keywords if lowered.isascii() else compiled.keywords
+        if keywords is None or keywords.search(lowered) is None:
+            return None  # no keyword: none of the phrases can occur (the usual case)
     if user_pattern(compiled.phrases, _FLAGS, timeout=timeout).search(folded) is None:
         return None  # no phrase at all: nothing to take apart
     return _detect_in(compiled, _DECORATION.sub(" ", folded), timeout)

@@ -155,36 +155,38 @@ def test_a_row_language_narrows_the_phrases() -> None:
     assert run("I don't know.", "squad", lang="zh")[0] == "ok"  # zh phrases only: read as text
     assert run("我不知道", "squad", lang="zh-cn")[0] == "abstained"
     assert run("I don't know.", "squad", lang="en")[0] == "abstained"
-    assert run("I don't know.", "squad", lang="fr")[0] == "abstained"  # a language without phrases: all apply
+    assert run("I don't know.", "squad", lang="it")[0] == "abstained"  # a language without phrases: all apply
+    assert run("I don't know.", "squad", lang="fr")[0] == "ok"  # fr phrases only
+    assert run("Je ne sais pas.", "squad", lang="fr-ca")[0] == "abstained"
 
 
-GERMAN = """\
-name: with-german
+DUTCH = """\
+name: with-dutch
 include: [shipped:languages/en.yaml, shipped:languages/zh.yaml, shipped:abstention.yaml]
 abstention:
-  de:
-    unknown: ['ich\\s+wei(?:ß|ss)\\s+(?:es\\s+)?nicht']
-    filler: ['leider|tut\\s+mir\\s+leid']
+  nl:
+    unknown: ['ik\\s+weet\\s+(?:het\\s+)?niet']
+    filler: ['helaas|het\\s+spijt\\s+me']
 tasks: {quiz: extractive_qa}
 task_types:
   extractive_qa:
     chain: [remove_think_blocks, {rule: normalize_whitespace, params: {newlines: collapse}}]
     parser: text
-    abstention: {languages: [en, de], when: always}
+    abstention: {languages: [en, nl], when: always}
 """
 
 
 def test_a_language_added_from_yaml_alone(tmp_path: Path) -> None:
     path = tmp_path / "pack.yaml"
-    path.write_text(GERMAN, encoding="utf-8")
+    path.write_text(DUTCH, encoding="utf-8")
     pack = load_pack(path)
-    assert pack.run("Tut mir leid, ich weiß es nicht.", "quiz").status == "abstained"
-    assert pack.run("Ich weiß es nicht, aber vielleicht Berlin.", "quiz").status == "ok"
+    assert pack.run("Het spijt me, ik weet het niet.", "quiz").status == "abstained"
+    assert pack.run("Ik weet het niet, maar misschien Amsterdam.", "quiz").status == "ok"
     assert pack.run("I don't know", "quiz").status == "abstained"
     assert pack.run("无法确定", "quiz").status == "ok"  # zh is not among this task type's languages
     # the phrases are part of the hash: another phrase, another hash
     changed = tmp_path / "changed.yaml"
-    changed.write_text(GERMAN.replace("leider|", "leider|schade|"), encoding="utf-8")
+    changed.write_text(DUTCH.replace("helaas|", "helaas|jammer|"), encoding="utf-8")
     assert load_pack(changed).hash != pack.hash
     assert "abstention" in pack.resolved()["task_types"]["extractive_qa"]
 
@@ -192,7 +194,7 @@ def test_a_language_added_from_yaml_alone(tmp_path: Path) -> None:
 def test_shipped_phrases_are_hashed() -> None:
     resolved = PACK.resolved()["task_types"]
     for kind in ("multiple_choice", "math", "extractive_qa"):
-        assert resolved[kind]["abstention"]["languages"] == ["en", "zh"]
+        assert resolved[kind]["abstention"]["languages"] == ["en", "zh", "de", "fr", "es", "ru", "ja", "ko"]
         assert resolved[kind]["abstention"]["phrases"]["zh"]["unknown"]
     assert "abstention" not in resolved["judge"] and "abstention" not in resolved["code"]
 
@@ -204,17 +206,17 @@ def test_shipped_phrases_are_hashed() -> None:
 ])
 def test_bad_abstention_settings_are_pack_errors(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "pack.yaml"
-    path.write_text(GERMAN.replace("    abstention: {languages: [en, de], when: always}\n", body), encoding="utf-8")
+    path.write_text(DUTCH.replace("    abstention: {languages: [en, nl], when: always}\n", body), encoding="utf-8")
     with pytest.raises(PackError, match=message):
         load_pack(path)
 
 
 def test_a_bad_phrase_is_a_pack_error(tmp_path: Path) -> None:
     path = tmp_path / "pack.yaml"
-    path.write_text(GERMAN.replace("unknown: ['ich", "unknown: ['(ich"), encoding="utf-8")
-    with pytest.raises(PackError, match=r"abstention\.de\.unknown\[0\]"):
+    path.write_text(DUTCH.replace("unknown: ['ik", "unknown: ['(ik"), encoding="utf-8")
+    with pytest.raises(PackError, match=r"abstention\.nl\.unknown\[0\]"):
         load_pack(path)
-    path.write_text(GERMAN.replace("    unknown:", "    maybe:"), encoding="utf-8")
+    path.write_text(DUTCH.replace("    unknown:", "    maybe:"), encoding="utf-8")
     with pytest.raises(PackError, match="unknown kind 'maybe'"):
         load_pack(path)
 
@@ -300,3 +302,15 @@ def test_property_an_answer_beside_an_abstention_is_never_an_abstention(
     text = f"{answer}, though {phrase.lower()}" if answer_first else phrase + join + answer
     assert run(text, "squad")[0] != "abstained"
     assert run(text + " 42", "gsm8k")[0] != "abstained"
+
+
+@pytest.mark.parametrize(("text", "abstains"), [
+    ("Ich weiß es nicht.", True), ("Leider kann das nicht bestimmt werden.", True), ("Berlin, aber ich weiß es nicht genau", False),
+    ("Je ne sais pas.", True), ("Désolé, le texte ne le dit pas.", True), ("Paris, je ne sais pas", False),
+    ("No lo sé.", True), ("No se puede determinar.", True), ("Madrid, no lo sé", False), ("No", False),
+    ("Я не знаю.", True), ("К сожалению, недостаточно информации.", True), ("Москва, не знаю точно", False),
+    ("わかりません。", True), ("申し訳ありませんが、本文には書かれていません。", True), ("東京かどうかわかりません", False),
+    ("모르겠습니다.", True), ("죄송하지만, 정보가 부족합니다.", True), ("서울인지 모르겠습니다", False),
+])
+def test_other_languages(text: str, abstains: bool) -> None:
+    assert (run(text, "squad")[0] == "abstained") is abstains
