@@ -314,3 +314,18 @@ def test_an_echoed_json_template_states_nothing() -> None:
     template = '[{"model": "model_1", "rank": "<rank>"}, {"model": "model_2", "rank": "<rank>"}]'
     assert judge(template) == ("no_answer", None)
     assert judge(template + '\n[{"model": "model_1", "rank": 2}, {"model": "model_2", "rank": 1}]') == ("ok", "B")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a JSON quoted in the reasoning (a judged response) is not the verdict
+    ('Assistant A returned {"score": 5, "name": "x"}, which is wrong; B is right. [[B]]', ("ok", "B")),
+    ('Assistant A returned {"score": 5}. Final verdict: B', ("ok", "B")),
+    ('Reasoning first. {"choice": "A"} and more reasoning after it', ("no_answer", None)),
+    # the JSON that is the judgment, opens it or closes it
+    ('{"winner": "A"}\nReasoning: A is complete.', ("ok", "A")),
+    ('Here is my verdict: {"winner": "B"}.', ("ok", "B")),
+    ("The assistant's answer [the model's] is fine.\n{\"score\": 7}", ("ok", 7)),
+    ('```json\n{"winner": "B", "reason": "it\'s better"}\n```', ("ok", "B")),
+])
+def test_json_verdicts_only_where_the_json_is_the_judgment(text: str, expected: tuple[str, object]) -> None:
+    assert judge(text) == expected

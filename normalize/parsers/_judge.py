@@ -20,7 +20,9 @@ statement must agree:
    first output, ``M`` the second; ``model_1``/``model_2`` too; with or without an explanation
    field; as a bare list; inside a tool call whose ``arguments`` is an escaped JSON string),
    ``{"best_output": "Output (b)"}``, ``{"choice": "A"}``, ``{"winner": "model_b", …}``,
-   ``{"verdict": "A>>B"}``, ``{"score": 8}``, AlignBench's ``{'综合得分': 8, …}``.  A label that
+   ``{"verdict": "A>>B"}``, ``{"score": 8}``, AlignBench's ``{'综合得分': 8, …}`` — read in the
+   JSON value that is the judgment or opens or closes it, never in a JSON quoted in the
+   reasoning (ranking lists of ``{model, rank}`` objects are read anywhere).  A label that
    names neither answer (``{"winner": "gpt-4"}``), a ranking of one side, or a null verdict is
    ``no_answer``; the same side ranked twice is ``contradictory``.
 2. **Markers**: ``Rating: 7``, ``Rating: [5]``, ``Score: 8/10``, ``Overall: 7/10``, ``评分：8分``,
@@ -425,27 +427,84 @@ def _json_value(reads: str, raw: str, low: int, high: int, labels: tuple[tuple[s
     return _Found(side)
 
 
+#: The characters that open, close or quote inside a JSON-like value.
+_JSON_CHARS: Final = compile_pattern(r"[{}\[\]\"'\\\n]")
+_CLOSERS: Final = {"{": "}", "[": "]"}
+#: What may stand before the judgment's first JSON value (a fence's info string, a label) and after its last.
+_BEFORE_JSON: Final = compile_pattern(r"\s*(?:json|python|javascript|verdict|output|answer)?\s*[:：]?\s*", regex.IGNORECASE)
+_AFTER_JSON: Final = compile_pattern(r"[\s.。]*")
+
+
+def _verdict_blocks(text: str) -> list[tuple[int, int]]:
+    """The spans of the top-level JSON-like values that open or close the judgment: a JSON
+    verdict is the judgment (or its first or last part), never a JSON quoted in its reasoning
+    (a judged response's ``{"score": 5}`` before ``[[B]]``).  One scan over the bracket and
+    quote characters; a quote opens a string only inside brackets, and a single-quoted one ends
+    at a line break (an apostrophe in prose)."""
+    groups: list[tuple[int, int]] = []
+    stack: list[str] = []
+    quote: str | None = None
+    start = 0
+    skip_until = -1
+    for m in _JSON_CHARS.finditer(text):
+        i, c = m.start(), m[0]
+        if i < skip_until:
+            continue
+        if quote is not None:
+            if c == "\\":
+                skip_until = i + 2
+            elif c == quote or (c == "\n" and quote == "'"):
+                quote = None
+            continue
+        if c in "{[":
+            if not stack:
+                start = i
+            stack.append(_CLOSERS[c])
+        elif c in "}]":
+            if stack and stack[-1] == c:
+                stack.pop()
+                if not stack:
+                    groups.append((start, i + 1))
+            else:
+                stack = []
+        elif stack and (c == '"' or (c == "'" and (i == 0 or not text[i - 1].isalnum()))):
+            quote = c  # an apostrophe after a letter (the model's) opens no string
+    if not groups:
+        return []
+    blocks: list[tuple[int, int]] = []
+    first, last = groups[0], groups[-1]
+    if _BEFORE_JSON.fullmatch(text, 0, first[0]) is not None:
+        blocks.append(first)
+    if _AFTER_JSON.fullmatch(text, last[1]) is not None and last not in blocks:
+        blocks.append(last)
+    return blocks
+
+
 def _json_verdicts(text: str, low: int, high: int, params: JudgeParams) -> list[tuple[int, _Found]]:
-    """The verdicts of the declared JSON / tool-call shapes, and of ranking lists without a key.
-    A tool call's ``arguments`` string (escaped JSON) is read too."""
+    """The verdicts of the declared JSON / tool-call shapes in the JSON value that is the
+    judgment (or opens or closes it: :func:`_verdict_blocks`), and of ranking lists of
+    ``{model, rank}`` objects anywhere (unmistakable).  A tool call's ``arguments`` string
+    (escaped JSON) is read too."""
     found: list[tuple[int, _Found]] = []
     texts = [text] if '\\"' not in text else [text, text.replace('\\"', '"')]
     reads = {shape.key: shape.reads for shape in params.json_verdicts}
     finder = _json_finder(tuple(reads)) if reads else None
     for variant in texts:
         lists: set[int] = set()
-        if finder is not None and ('"' in variant or "'" in variant):
-            for m in finder.finditer(variant):
-                kind = reads[m["key"]]
-                if m["val"] == "[":
-                    if kind == "ranking":
-                        lists.add(m.start("val"))
-                        ranked = _ranking(variant, m.start("val"), params.labels)
-                        if ranked is not None:
-                            found.append((m.start(), ranked))
-                    continue
-                if kind != "ranking":
-                    found.append((m.start(), _json_value(kind, m["val"], low, high, params.labels)))
+        matches = list(finder.finditer(variant)) if finder is not None and ('"' in variant or "'" in variant) else []
+        blocks = _verdict_blocks(variant) if matches else []
+        for m in matches:
+            if not any(a <= m.start() < b for a, b in blocks):
+                continue  # a JSON inside the reasoning (a quoted response), not the verdict
+            kind = reads[m["key"]]
+            if m["val"] == "[":
+                if kind == "ranking":
+                    lists.add(m.start("val"))
+                    ranked = _ranking(variant, m.start("val"), params.labels)
+                    if ranked is not None:
+                        found.append((m.start(), ranked))
+            elif kind != "ranking":
+                found.append((m.start(), _json_value(kind, m["val"], low, high, params.labels)))
         for m in _RANK_LIST.finditer(variant):
             if m.start() not in lists:
                 ranked = _ranking(variant, m.start(), params.labels)
