@@ -329,3 +329,11 @@ def test_an_echoed_json_template_states_nothing() -> None:
 ])
 def test_json_verdicts_only_where_the_json_is_the_judgment(text: str, expected: tuple[str, object]) -> None:
     assert judge(text) == expected
+
+
+def test_a_plain_language_verdict_contradicted_by_the_verdict_line_is_refused() -> None:
+    assert judge("Assistant B is better at citing sources, but Assistant A is better overall.\nB") == (
+        "contradictory", None)
+    assert judge("Assistant A is better.\nA") == ("ok", "A")
+    assert judge("回答A更好。\nB") == ("contradictory", None)
+    assert judge("Final verdict: A\nB")[0] == "ok"  # a marker is no plain-language statement: tier 2 decides

@@ -297,6 +297,9 @@ class _Found:
     #: The status a problem gives: a rating off its scale, or a label that names no answer.
     status: st.Status = st.OUT_OF_RANGE
     failure: str = "off_scale"
+    #: A plain-language statement (``Assistant A is better``): it counts only when nothing else
+    #: in the judgment, the verdict line at its end included, contradicts it.
+    plain: bool = False
 
 
 def _number(text: str) -> int | float:
@@ -566,12 +569,13 @@ def _tier2(text: str, low: int, high: int, params: JudgeParams) -> list[_Found]:
         for m in pattern.finditer(text):
             if pattern is not _PREF_MARKER and _negated(text, m.start()):
                 continue  # "I don't think Assistant A is better", "如果回答A更好": no statement
-            found.append((m.start(), _Found(_preference(m["pref"]))))
+            plain = pattern in (_ZH_PREF_AFTER, _EN_PREF_SENTENCE)
+            found.append((m.start(), _Found(_preference(m["pref"]), plain=plain)))
     for pattern in (_ZH_TIE, _EN_TIE):
         for m in pattern.finditer(text):
             if _negated(text, m.start()):
                 continue
-            found.append((m.start(), _Found("tie")))
+            found.append((m.start(), _Found("tie", plain=True)))
     return [f for _, f in sorted(found, key=lambda x: x[0])]
 
 
@@ -636,7 +640,14 @@ def parse_judge(text: str, params: JudgeParams, ctx: ParseContext) -> Parsed:
                 found = [f for f in found if f.verdict is not None or f.status != st.OUT_OF_RANGE]
         if not found:
             continue
-        return _decide(found)
+        decided = _decide(found)
+        if decided.status == st.OK and tier is _tier2 and all(f.plain for f in found):
+            last = [f for f in _tier3(folded, low, high, params) if f.verdict is not None]
+            if last and _show(last[0].verdict) != _show(decided.answer):
+                return Parsed(None, st.CONTRADICTORY, "the judgment states different verdicts: "
+                              + ", ".join(sorted({_show(decided.answer), _show(last[0].verdict)})),
+                              {"judge_failure": "contradictory"})
+        return decided
     what = {"any": "verdict", "preference": "preference", "rating": "rating"}[params.kind]
     if wrong_kind:
         other = "a rating" if params.kind == "preference" else "a preference"
