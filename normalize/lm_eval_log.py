@@ -330,9 +330,6 @@ def source_input(args: Any, pack: Pack | None = None, path: str | Path | None = 
         raise UsageError(f"--resume needs a JSONL input: convert the {source} logs first with "
                          f"`normalize run --from {source} ... -o rows.jsonl --trace none`")
     from normalize.harness_logs import (
-        HARNESS_SOURCES,
-        map_fields,
-        parse_field_map,
         read_harness_log,
     )
 

@@ -15,11 +15,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
+from normalize._abstention import AbstentionSpec
+from normalize._abstention import build_spec as build_abstention
+from normalize._abstention import decide as decide_abstention
 from normalize._budget import (
     DEFAULT_ROW_BUDGET,
     BudgetExceeded,
@@ -97,10 +100,19 @@ class _ParserEntry(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+class _AbstentionEntry(_Strict):
+    languages: list[str] = Field(min_length=1)
+    #: ``unparsed``: only rows the parser read no answer from; ``always``: parsed answers too.
+    when: Literal["unparsed", "always"] = "unparsed"
+
+
 class _TaskTypeEntry(_Strict):
     chain: list[str | _RuleEntry]
     parser: str | _ParserEntry
     description: str = ""
+    #: Read whole-answer abstentions (``I don't know``) as status ``abstained``: the phrases of
+    #: these languages from the pack's ``abstention:`` section (see :mod:`normalize._abstention`).
+    abstention: _AbstentionEntry | None = None
 
 
 class _PackFile(_Strict):
@@ -117,9 +129,10 @@ class _PackFile(_Strict):
     schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
     scoring: dict[str, dict[str, Any]] = Field(default_factory=dict)
     check: dict[str, Any] = Field(default_factory=dict)
+    abstention: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
-_MERGED_SECTIONS = ("tasks", "task_types", "languages", "aliases", "schemas", "scoring")
+_MERGED_SECTIONS = ("tasks", "task_types", "languages", "aliases", "schemas", "scoring", "abstention")
 
 
 # --------------------------------------------------------------------------- resolved pack
@@ -144,9 +157,14 @@ class TaskType:
     name: str
     chain: Chain
     parser: ParserSpec
+    #: The abstention phrases the task type reads after its chain, or None (no abstention).
+    abstention: AbstentionSpec | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"chain": self.chain.to_json(), "parser": self.parser.to_json()}
+        out: dict[str, Any] = {"chain": self.chain.to_json(), "parser": self.parser.to_json()}
+        if self.abstention is not None:
+            out["abstention"] = self.abstention.to_json()
+        return out
 
 
 @dataclass(frozen=True)
@@ -330,6 +348,16 @@ class Pack:
                     restart_budget()
                     status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes, lang)
                     extra.update(parsed_extra)
+                    # a stated answer stands, unless any text parses (``when: always``) or the
+                    # answer is only a solution's last number (a final sentence may abstain)
+                    if t.abstention is not None and (status == st.NO_ANSWER or (status == st.OK and (
+                            t.abstention.when == "always" or extra.get("found_by") == "last_number"))):
+                        status, reason, answer = self._abstain(t.abstention, normalized, status, reason, answer,
+                                                               options, lang, extra, parsed=True)
+                elif t.abstention is not None and status == st.NO_ANSWER and normalized is not None:
+                    # the chain itself refused the text (a cut-off solution): a whole abstention still counts
+                    status, reason, answer = self._abstain(t.abstention, normalized, status, reason, answer,
+                                                           options, lang, extra, parsed=False)
             finally:
                 end_budget(token)
         result: Result = object.__new__(Result)  # Result(...), built faster: see frozen_instance
@@ -338,6 +366,36 @@ class Pack:
             task=task, task_type=task_type, answer=answer, rules_hash=self.hash, extra=extra,
         )  # fmt: skip
         return result
+
+    def _abstain(
+        self,
+        spec: AbstentionSpec,
+        text: str,
+        status: st.Status,
+        reason: str | None,
+        answer: Any,
+        options: Any,
+        lang: str | None,
+        extra: dict[str, Any],
+        *,
+        parsed: bool,
+    ) -> tuple[st.Status, str | None, Any]:
+        """The row's status, reason and answer after the abstention check (:mod:`normalize._abstention`)."""
+        try:
+            domain = options if options is None or options.__class__ is int else read_options_value(options)
+        except ValueError:
+            return status, reason, answer  # the parser already recorded the bad options
+        try:
+            decision = decide_abstention(spec, text, status, domain, lang, timeout=self.settings.regex_timeout,
+                                         parsed=parsed, weak=extra.get("found_by") == "last_number")
+        except TimeoutError:
+            return st.ERROR, "abstention: regular expression timed out", None
+        except BudgetExceeded as exceeded:
+            return st.ERROR, f"abstention: {exceeded}", None
+        if decision is None:
+            return status, reason, answer
+        extra.update(decision.extra)
+        return decision.status, decision.reason, decision.answer
 
     def _parse(
         self,
@@ -663,7 +721,13 @@ def _resolve(
             bad = next(i for i, s in enumerate(specs) if f"rule {s.name!r}" in str(exc))
             raise fail(("task_types", type_name, "chain", bad), str(exc)) from None
         parser = _resolve_parser(entry.parser, ("task_types", type_name, "parser"), fail)
-        task_types[type_name] = TaskType(type_name, Chain(specs), parser)
+        abstention = None
+        if entry.abstention is not None:
+            try:
+                abstention = build_abstention(entry.abstention.languages, model.abstention, entry.abstention.when)
+            except ValueError as exc:
+                raise fail(("task_types", type_name, "abstention"), str(exc)) from None
+        task_types[type_name] = TaskType(type_name, Chain(specs), parser, abstention)
     for task, type_name in model.tasks.items():
         if type_name not in task_types:
             close = difflib.get_close_matches(type_name, list(task_types), n=1)

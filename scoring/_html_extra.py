@@ -21,8 +21,9 @@ __all__ = ["KNOWN_KEYS", "extra_rows", "extra_section", "extra_signatures"]
 #: Group keys the page draws itself (or that are bookkeeping).
 KNOWN_KEYS: Final = frozenset({
     "level", "name", "task_types", "metrics", "n", "n_samples", "statuses", "no_target", "bad_target", "scorable",
-    "parsed", "parse_rate", "a_valid", "a_strict", "ties", "chance", "chance_adjusted", "random_fallback",
-    "chance_note", "runs", "pack_signature", "pack_hash", "samples", "clusters", "structured",
+    "parsed", "parse_rate", "abstained", "abstention_rate", "a_valid", "a_strict", "ties", "chance",
+    "chance_adjusted", "random_fallback", "chance_note", "runs", "pack_signature", "pack_hash", "samples",
+    "clusters", "structured",
 })
 _MAX_DEPTH: Final = 6
 _OTHER_HELP: Final = "a further block of the report, as its JSON holds it"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from normalize import Result
 from normalize import status as st
@@ -69,6 +70,17 @@ class JudgeInfo:
     position_bias: str = "tie"
     anchor: str | None = None
     anchor_rating: float = 1000.0
+    #: Arena-Hard's strength of a preference (``A>>B``, ``A>B``, ``A=B``, ``B>A``, ``B>>A``), if stated.
+    strength: str | None = None
+    #: Why there is no verdict: ``truncated``, ``off_scale``, ``contradictory``, ``no_verdict``,
+    #: ``wrong_kind`` (the parser's ``extra.judge_failure``) or ``invalid`` (the row failed before
+    #: the parser: a bad row, no output, an error); None when there is a verdict.
+    failure: str | None = None
+
+
+#: A judge row's status → its failure kind when the result does not record one (rows read back).
+_FAILURE_OF_STATUS: Final = {st.OUT_OF_RANGE: "off_scale", st.CONTRADICTORY: "contradictory",
+                             st.NO_ANSWER: "no_verdict"}
 
 
 def judge_info(scored: Scored) -> JudgeInfo | None:
@@ -81,6 +93,12 @@ def judge_info(scored: Scored) -> JudgeInfo | None:
         key += f"/turn={canonical_json(row.turn)}"
     answer = scored.result.answer if scored.result is not None and scored.status == st.OK else None
     config = score.config
+    extra = scored.result.extra if scored.result is not None else {}
+    strength = extra.get("strength")
+    failure: str | None = None
+    if scored.status != st.OK:
+        recorded = extra.get("judge_failure")
+        failure = recorded if isinstance(recorded, str) else _FAILURE_OF_STATUS.get(scored.status, "invalid")
     return JudgeInfo(
         key=key,
         verdict=answer if isinstance(answer, (str, int, float)) and not isinstance(answer, bool) else None,
@@ -88,6 +106,8 @@ def judge_info(scored: Scored) -> JudgeInfo | None:
         position_bias=config.position_bias if config else "tie",
         anchor=config.anchor if config else None,
         anchor_rating=config.anchor_rating if config else 1000.0,
+        strength=strength if isinstance(strength, str) and scored.status == st.OK else None,
+        failure=failure,
     )
 
 

@@ -20,6 +20,7 @@ __all__ = ["Bar", "BarGroup", "Difference", "difference_chart", "esc", "interval
 SERIES_COLORS: Final = {"A_strict": "#0072b2", "A_valid": "#56b4e9", "random fallback": "#e69f00"}
 STATUS_COLORS: Final = {
     "ok": "#009e73",
+    "abstained": "#f0e442",
     "no_answer": "#999999",
     "contradictory": "#e69f00",
     "out_of_range": "#cc79a7",
@@ -191,7 +192,7 @@ def status_chart(groups: Sequence[tuple[str, Mapping[str, int]]], *, order: Sequ
                 f'fill="{STATUS_COLORS.get(status, "#444")}" stroke="#fff" stroke-width="0.5"/>'
             )
             if w >= 8 * len(str(count)) + 4:
-                fill = "#000" if status in ("no_output", "ok", "no_answer", "contradictory") else "#fff"
+                fill = "#000" if status in ("no_output", "ok", "no_answer", "contradictory", "abstained") else "#fff"
                 out.append(f'<text x="{_f(cursor + w / 2)}" y="{y + bar_h - 4}" text-anchor="middle" '
                            f'fill="{fill}" font-size="10">{count}</text>')
             out.append("</g>")

@@ -43,7 +43,7 @@ __all__ = ["DEFAULT_AUDIT_ROWS", "DEFAULT_PAGE_SIZE", "ReportRun", "audit_record
 DEFAULT_AUDIT_ROWS: Final = 5000
 DEFAULT_PAGE_SIZE: Final = 50
 #: Statuses in the order the parse-rate bars stack them.
-STATUS_ORDER: Final = ("ok", "no_answer", "contradictory", "out_of_range", "invalid", "no_output", "error")
+STATUS_ORDER: Final = ("ok", "abstained", "no_answer", "contradictory", "out_of_range", "invalid", "no_output", "error")
 #: Unchanged stretches longer than this are elided in the audit (head and tail kept).
 _KEEP_EQUAL: Final = 240
 _EDGE: Final = 100
@@ -338,14 +338,15 @@ def _signature_header(pack: Pack, runs: Sequence[ReportRun]) -> str:
 
 
 def _numbers_table(groups: Sequence[Mapping[str, Any]], run: str) -> str:
-    head = ("group", "n", "scorable", "parsed", "parse rate", "A_valid [CI]", "A_strict [CI]", "chance",
+    head = ("group", "n", "scorable", "parsed", "parse rate", "abstained", "A_valid [CI]", "A_strict [CI]", "chance",
             "chance-adjusted [CI]", "random fallback [CI]", "metric", "left out")
     out = [f'<table class="numbers" data-run="{esc(run)}"><thead><tr>',
            "".join(f"<th>{esc(h)}</th>" for h in head), "</tr></thead><tbody>"]
     for g in groups:
         left_out = ", ".join(f"{k} {g[k]}" for k in ("no_target", "bad_target") if g.get(k))
         cells = [
-            _label(g), str(g["n"]), str(g["scorable"]), str(g["parsed"]), _num(g["parse_rate"]), _ci(g["a_valid"]),
+            _label(g), str(g["n"]), str(g["scorable"]), str(g["parsed"]), _num(g["parse_rate"]),
+            f'{g.get("abstained", 0)} ({_num(g.get("abstention_rate"))})', _ci(g["a_valid"]),
             _ci(g["a_strict"]), _num(g["chance"]), _ci(g["chance_adjusted"]), _ci(g["random_fallback"]),
             ", ".join(g.get("metrics") or []) or "—", left_out or "—",
         ]
@@ -358,8 +359,8 @@ def _numbers_table(groups: Sequence[Mapping[str, Any]], run: str) -> str:
 
 def _accuracy_section(runs: Sequence[ReportRun]) -> str:
     out = ['<section id="accuracy"><h2>Accuracy with bootstrap intervals</h2>',
-           '<p class="lede">A_strict counts every unparsed answer wrong; A_valid is the accuracy over parsed answers '
-           'only; the random fallback is what A_strict would be had each unparsed multiple-choice answer been '
+           '<p class="lede">A_strict counts every unparsed answer wrong (an abstention too: not attempted); A_valid is '
+           'the accuracy over parsed answers only, abstentions left out; the random fallback is what A_strict would be had each unparsed multiple-choice answer been '
            'replaced by a uniform random option. Whiskers are bootstrap intervals; the dashed red tick is the chance '
            'baseline (mean of 1/K over items).</p>']
     for index, run in enumerate(runs):

@@ -4,6 +4,9 @@ For each task, each task type and overall, a report gives:
 
 * ``n`` items, counts per status, and items left out (``no_target``, ``bad_target``);
 * ``parse_rate`` r = parsed / scorable items (a scorable item has a readable target);
+* ``abstained`` and ``abstention_rate`` = abstained / scorable items: answers that decline to
+  answer (status ``abstained``: ``I don't know``, ``无法确定``; SimpleQA's "not attempted"),
+  neither parsed nor wrong; A_valid leaves them out, A_strict counts them as not correct;
 * ``parse_rates`` for math (rows whose ``extra.found_by`` says how the answer was found):
   ``strict`` — answers the output states (a marker, ``####``, a box) — and ``flexible`` — also
   the last number of a finished solution — like lm-eval's strict-match and flexible-extract;
@@ -50,7 +53,7 @@ from typing import Any, Final
 
 from normalize.errors import UsageError
 from normalize.pack import Pack
-from normalize.status import ALL_STATUSES
+from normalize.status import ABSTAINED, ALL_STATUSES
 from scoring._items import Item
 from scoring._ranking import RANKING_METRICS
 from scoring._textsim import TextSettings, text_metric_report
@@ -196,6 +199,7 @@ class _Group:
         #: Items with text-metric, ranking or judge facts: a corpus statistic needs the texts, a
         #: position-bias check both orders of a pair (other items keep no per-item record here).
         self.sections: list[Item] = []
+        self.abstained = 0  # scorable items whose answer abstains (status abstained)
         self.found_known = 0  # scorable items whose chain recorded how the answer was found
         self.strict_parsed = 0  # ... parsed from a stated answer (STRICT_METHODS)
         #: (metric, other metric) → [compared, differ, correct only by metric, only by other]
@@ -251,6 +255,7 @@ class _Group:
             self.clusters.append(item.cluster)
         self.scorable.append(item.value)
         self.parsed.append(item.outcome == SCORED)
+        self.abstained += item.status == ABSTAINED
         k = item.option_count
         if k is None:
             self.missing_k += 1
@@ -299,6 +304,8 @@ class _Group:
             "scorable": len(scorable),
             "parsed": len(parsed_values),
             "parse_rate": len(parsed_values) / len(scorable) if scorable else None,
+            "abstained": self.abstained,
+            "abstention_rate": self.abstained / len(scorable) if scorable else None,
             "parse_rates": self._parse_rates(),
             "samples": ({"n": self.n_samples, "unparsed": self.samples_unparsed,
                          "unparsed_share": self.samples_unparsed / self.n_samples if self.n_samples else None,
@@ -405,20 +412,92 @@ def _ranking_block(scorable: Sequence[Item], interval: _Intervals) -> dict[str, 
             for name in RANKING_METRICS} | {"n": len(ranked)}
 
 
+#: The failure kinds of a judge row without a verdict, in the order the summary lists them.
+JUDGE_FAILURES: Final = ("truncated", "off_scale", "contradictory", "no_verdict", "wrong_kind", "invalid")
+#: Arena-Hard strengths, best for model A first.
+STRENGTHS: Final = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
+
+
+def _is_battle(j: Any) -> bool:
+    return j.model_a is not None and j.model_b is not None and j.model_a != j.model_b
+
+
+def _is_rating(verdict: Any) -> bool:
+    return isinstance(verdict, (int, float)) and not isinstance(verdict, bool)
+
+
+def judge_summary(judges: Sequence[Any]) -> dict[str, Any]:
+    """Every judge row counted once, in a named place: ``battles`` (a pair of models, a
+    preference), ``ratings`` (one model, a rating), ``unassigned`` (a verdict on a row that names
+    no model, one of model_a/model_b only, or the same model twice), ``wrong_kind`` (a rating on a
+    battle row, a preference on a rated row) and ``failures`` by kind (:data:`JUDGE_FAILURES`:
+    truncated, off the scale, contradictory, no verdict, a kind the task does not ask for, a row
+    that failed before the parser); ``rows`` is their sum.  ``strengths`` counts Arena-Hard
+    strengths on battle rows.
+
+    >>> from scoring._items import JudgeInfo
+    >>> s = judge_summary([JudgeInfo("q", "B", model_a="x", model_b="y"), JudgeInfo("q", 7, model="x"),
+    ...                    JudgeInfo("q", 7, model_a="x", model_b="y"), JudgeInfo("q", None, failure="truncated")])
+    >>> s["rows"], s["battles"], s["ratings"], s["wrong_kind"], s["failures"]["truncated"]
+    (4, 1, 1, {'rating_on_battle_row': 1, 'preference_on_rated_row': 0}, 1)
+    """
+    battles = ratings = unassigned = 0
+    wrong = {"rating_on_battle_row": 0, "preference_on_rated_row": 0}
+    failures = dict.fromkeys(JUDGE_FAILURES, 0)
+    strengths = dict.fromkeys(STRENGTHS, 0)
+    for j in judges:
+        if j.verdict is None:
+            kind = j.failure if j.failure in failures else "invalid"
+            failures[kind] += 1
+        elif _is_battle(j):
+            if _is_rating(j.verdict):
+                wrong["rating_on_battle_row"] += 1
+            else:
+                battles += 1
+                if j.strength in strengths:
+                    strengths[j.strength] += 1
+        elif j.model is not None and (j.model_a is None and j.model_b is None):
+            if _is_rating(j.verdict):
+                ratings += 1
+            else:
+                wrong["preference_on_rated_row"] += 1
+        else:
+            unassigned += 1
+    return {"rows": len(judges), "battles": battles, "ratings": ratings, "unassigned": unassigned,
+            "wrong_kind": wrong, "failures": failures,
+            "strengths": strengths if any(strengths.values()) else None}
+
+
+def _strengths_by_model(pairs: Sequence[Any]) -> dict[str, dict[str, int]] | None:
+    """Per model, its battle rows by Arena-Hard strength: much better, better, tie, worse, much worse."""
+    table: dict[str, dict[str, int]] = {}
+    names = ("much_better", "better", "tie", "worse", "much_worse")
+    for j in pairs:
+        if j.strength not in STRENGTHS or not isinstance(j.verdict, str):
+            continue
+        index = STRENGTHS.index(j.strength)
+        for model, at in ((j.model_a, index), (j.model_b, len(STRENGTHS) - 1 - index)):
+            table.setdefault(model, dict.fromkeys(names, 0))[names[at]] += 1
+    return {model: table[model] for model in sorted(table)} or None
+
+
 def _pairwise_block(judges: Sequence[Any], n_resamples: int, seed: int, confidence: float) -> dict[str, Any]:
     settings = {(j.position_bias, j.anchor, j.anchor_rating) for j in judges}
     out: dict[str, Any] = {"note": None, "position_bias": None, "win_rates": None, "head_to_head": None,
-                           "bradley_terry": None, "ratings": None}
+                           "bradley_terry": None, "ratings": None, "summary": judge_summary(judges),
+                           "strengths_by_model": None}
     if len(settings) > 1:
         out["note"] = "tasks with different pairwise settings: see each task's group"
         return out
     ((policy, anchor, anchor_rating),) = settings
-    pairs = [j for j in judges if j.model_a is not None and j.model_b is not None and j.model_a != j.model_b]
+    # battle rows with a preference or without a verdict (a rating there is counted as wrong_kind)
+    pairs = [j for j in judges if _is_battle(j) and not _is_rating(j.verdict)]
     odd = sum(1 for j in judges if (j.model_a is None) != (j.model_b is None)
               or (j.model_a is not None and j.model_a == j.model_b))
     if odd:
         out["note"] = (f"{odd} judge rows left out of the pairwise comparison: they name one of model_a/model_b "
                        "only, or the same model twice")
+    out["strengths_by_model"] = _strengths_by_model(pairs)
     if pairs:
         verdicts = [Judgment(j.key, j.model_a, j.model_b, j.verdict if isinstance(j.verdict, str) else None)
                     for j in pairs]
@@ -554,7 +633,7 @@ def _ci(block: Mapping[str, float] | None) -> str:
     return f"{block['value']:.3f} [{block['low']:.3f}, {block['high']:.3f}]"
 
 
-_COLUMNS: Final = ("group", "n", "parsed", "r", "A_valid [CI]", "A_strict [CI]", "chance", "adjusted [CI]",
+_COLUMNS: Final = ("group", "n", "parsed", "r", "abst", "A_valid [CI]", "A_strict [CI]", "chance", "adjusted [CI]",
                    "fallback [CI]", "run CV")
 
 
@@ -567,6 +646,7 @@ def _cells(group: Mapping[str, Any]) -> list[str]:
         str(group["n"]),
         str(group["parsed"]),
         _num(group["parse_rate"]),
+        _num(group.get("abstention_rate")),
         _ci(group["a_valid"]),
         _ci(group["a_strict"]),
         _num(group["chance"]),
@@ -599,6 +679,9 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
             samples = group["samples"]
             line += (f"; samples unparsed {samples['unparsed']} of {samples['n']} ({samples['unparsed_share']:.3f}), "
                      f"items decided by a single parsed sample {samples['items_decided_by_one_parsed_sample']}")
+        if group.get("abstained"):
+            line += (f"; abstained {group['abstained']} (rate {group['abstention_rate']:.3f}: "
+                     "not attempted, left out of A_valid, not correct in A_strict)")
         if group["chance_note"]:
             line += f"; no chance baseline: {group['chance_note']}"
         for c in group.get("metric_comparisons") or ():
@@ -703,6 +786,30 @@ def _metric_lines(report: Mapping[str, Any]) -> list[str]:
                 cells = [f"{m} {v['value']:.2f} [{v['low']:.2f}, {v['high']:.2f}] (n={v['n']})"
                          for m, v in block["ratings"].items()]
                 lines.append("    mean rating: " + "; ".join(cells))
+            lines.extend(_summary_lines(block))
+    return lines
+
+
+def _summary_lines(block: Mapping[str, Any]) -> list[str]:
+    """The judge summary: every judge row once, failures by kind, Arena-Hard strengths."""
+    summary = block.get("summary")
+    if not summary:
+        return []
+    wrong, failures = summary["wrong_kind"], summary["failures"]
+    n_failed = sum(failures.values())
+    lines = [f"    judge rows: {summary['rows']} = {summary['battles']} battles + {summary['ratings']} ratings + "
+             f"{summary['unassigned']} without models + {sum(wrong.values())} of the wrong kind "
+             f"({wrong['rating_on_battle_row']} ratings on battle rows, {wrong['preference_on_rated_row']} "
+             f"preferences on rated rows) + {n_failed} judge failures"
+             + (" (" + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in failures.items() if v) + ")"
+                if n_failed else "")]
+    if summary.get("strengths"):
+        lines.append("    Arena-Hard strengths: " + ", ".join(f"{k} {v}" for k, v in summary["strengths"].items()))
+    by_model = block.get("strengths_by_model")
+    if by_model:
+        lines.append("    by model (much better/better/tie/worse/much worse): " + "; ".join(
+            f"{m} {v['much_better']}/{v['better']}/{v['tie']}/{v['worse']}/{v['much_worse']}"
+            for m, v in by_model.items()))
     return lines
 
 

@@ -421,7 +421,7 @@ def test_frozen_instances_equal_the_ones_init_builds() -> None:
         "raw": "a", "text": "b", "status": st.OK, "reason": None, "trace": (), "task": "t", "task_type": "math",
         "answer": 3, "rules_hash": "h", "extra": {"x": 1},
     }  # fmt: skip
-    context = {"options": 4, "timeout": 1.0, "notes": {}}
+    context = {"options": 4, "timeout": 1.0, "notes": {}, "lang": None}
     for cls, fields in ((TraceStep, step), (ChainOutcome, outcome), (Result, result), (ParseContext, context)):
         fast, slow = frozen_instance(cls, fields), cls(**fields)
         assert fast == slow and repr(fast) == repr(slow) and vars(fast) == vars(slow)

@@ -308,7 +308,7 @@ def test_segments_mark_changed_spans_and_elide_long_unchanged_text() -> None:
 def test_audit_sample_is_seeded_and_keeps_every_task_and_status(tmp_path: Path) -> None:
     pack = load_pack()
     rows = [{"id": i, "task": "mmlu", "output": "The answer is (A).", "target": "A", "options": 4} for i in range(300)]
-    rows += [{"id": "n", "task": "mmlu", "output": "no idea", "target": "A", "options": 4},
+    rows += [{"id": "n", "task": "mmlu", "output": "hmm, hard to say", "target": "A", "options": 4},
              {"id": "g", "task": "gsm8k", "output": None, "target": "3"}]
     run = make_run(pack, "r", write(tmp_path / "many.jsonl", rows), effects=False)
     first = audit_records([run], cap=20, seed=1)

@@ -47,13 +47,15 @@ def test_inspect_eval_mock_model(tmp_path: Path) -> None:
     samples = {s["id"]: s["scores"]["normalized"] for s in log["samples"]}  # type: ignore[attr-defined]
     assert [samples[k]["value"] for k in ("q1", "q2", "q3", "q4")] == [CORRECT, INCORRECT, NOANSWER, CORRECT]
     assert samples["q1"]["answer"] == "5" and samples["q4"]["answer"] == "1000"
-    assert samples["q3"].get("answer") is None and "no answer stated" in samples["q3"]["explanation"]
-    assert samples["q3"]["metadata"]["status"] == "no_answer"
+    # q3 answers "I cannot tell.": an abstention, unparsed (N) and counted apart
+    assert samples["q3"].get("answer") is None and "abstained" in samples["q3"]["explanation"]
+    assert samples["q3"]["metadata"]["status"] == "abstained"
     assert samples["q1"]["metadata"]["rules_hash"] == cached_pack(None).hash
     metrics = _metrics(log)
     assert metrics["strict_accuracy"] == pytest.approx(0.5)
     assert metrics["parse_rate"] == pytest.approx(0.75)
     assert metrics["valid_accuracy"] == pytest.approx(2 / 3)
+    assert metrics["abstention_rate"] == pytest.approx(0.25)
     assert metrics["stderr"] == pytest.approx((0.25 / 3) ** 0.5)  # of the strict accuracy: "N" counts 0
 
 

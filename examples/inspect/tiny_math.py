@@ -24,7 +24,7 @@ _inspect_model.count_text_tokens = lambda text: max(1, len(text.encode("utf-8"))
 REPLIES = {
     "q1": "Let me think. 2 + 3 = 5, so the answer is **5**.",
     "q2": "10 - 4 is 7",  # parsed, wrong
-    "q3": "I cannot tell.",  # no answer: "N", never a guess
+    "q3": "I cannot tell.",  # an abstention: no answer ("N"), never a guess; counted in abstention_rate
     "q4": "\\boxed{1,000}",
 }
 

@@ -98,9 +98,11 @@ def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
     >>> v = judge(cached_pack(None), "so the answer is 12", "gsm8k", 12)
     >>> v.answer, v.correct, v.strict
     ('12', True, 1.0)
-    >>> v = judge(cached_pack(None), "no idea", "gsm8k", 12)
+    >>> v = judge(cached_pack(None), "the weather is nice", "gsm8k", 12)
     >>> v.status, v.correct, v.strict, v.valid
     ('no_answer', None, 0.0, None)
+    >>> judge(cached_pack(None), "no idea", "gsm8k", 12).status
+    'abstained'
     """
     result = pack.run(output, task, options=options, task_type=task_type)
     row = Row(task=task, output=output, options=row_options(options),  # a bad value: pack.run said invalid

@@ -15,6 +15,9 @@ the pack hash.  The scorer's metrics report, over all samples:
 * ``strict_accuracy`` — unparsed counts as wrong (the number to publish);
 * ``parse_rate`` — the share of samples with a parsed answer;
 * ``valid_accuracy`` — accuracy among parsed answers only (NaN when none parsed);
+* ``abstention_rate`` — the share of samples whose answer abstains (status ``abstained``:
+  ``I don't know``; SimpleQA's "not attempted"): unparsed, so 0 in strict accuracy and left out
+  of valid accuracy;
 * ``stderr`` of the strict accuracy.
 
 The three metrics read every epoch's score unreduced (``@metric(scores="unreduced")``): a reducer
@@ -46,7 +49,7 @@ from inspect_ai.solver import TaskState
 
 from scoring.integrations._shared import Verdict, cached_pack, judge
 
-__all__ = ["normalized", "parse_rate", "strict_accuracy", "to_score", "valid_accuracy"]
+__all__ = ["abstention_rate", "normalized", "parse_rate", "strict_accuracy", "to_score", "valid_accuracy"]
 
 _TO_FLOAT = value_to_float()
 
@@ -90,6 +93,18 @@ def valid_accuracy() -> Metric:
     return compute
 
 
+@metric(scores="unreduced")
+def abstention_rate() -> Metric:
+    """Share of samples whose answer abstains (``metadata["status"] == "abstained"``)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        if not scores:
+            return math.nan
+        return float(sum((s.score.metadata or {}).get("status") == "abstained" for s in scores)) / len(scores)
+
+    return compute
+
+
 def _answer_text(answer: Any) -> str | None:
     if answer is None:
         return None
@@ -121,7 +136,7 @@ def _target_value(target: Target, kind: str) -> Any:
     return target.text
 
 
-@scorer(metrics=[strict_accuracy(), parse_rate(), valid_accuracy(), stderr()])
+@scorer(metrics=[strict_accuracy(), parse_rate(), valid_accuracy(), abstention_rate(), stderr()])
 def normalized(task: str, pack: str | None = None) -> Scorer:
     """Score ``state.output.completion`` with the pack's rules for ``task`` (a task name or type).
 

@@ -21,7 +21,9 @@ floats per document: ``normalize_acc`` is **strict** accuracy (an unparsed answe
 wrong, F1 metrics give their value); ``normalize_parse_rate_strict`` the share of responses
 whose answer was *stated* (a marker, a box, ``####``; a last-number guess is not counted) and
 ``normalize_parse_rate_flexible`` (also ``normalize_parse_rate``) the share that gave any
-answer; a document with several repeats counts the mean over its repeats.  All are registered with lm-eval (aggregation ``mean``, higher is better) when this module is
+answer; ``normalize_abstention_rate`` the share that abstain (status ``abstained``); a document
+with several repeats counts the mean over its repeats.  All are registered with lm-eval
+(aggregation ``mean``, higher is better) when this module is
 imported, which the ``!function`` line does.
 
 The metrics also work without the filter: give them ``task:`` (and ``pack:``) in the YAML and
@@ -270,6 +272,16 @@ def normalize_parse_rate_strict(references: Sequence[Any], predictions: Sequence
                   for v in _verdicts(references, predictions, task, pack)])
 
 
+def normalize_abstention_rate(references: Sequence[Any], predictions: Sequence[Any], task: str | None = None,
+                              pack: str | None = None) -> float:
+    """Share of the document's responses that abstain (status ``abstained``: ``I don't know``).
+
+    >>> normalize_abstention_rate([12], [["The answer is 12", "I don't know."]], task="gsm8k")
+    0.5
+    """
+    return _mean([float(v.status == st.ABSTAINED) for v in _verdicts(references, predictions, task, pack)])
+
+
 def register() -> None:
     """Register the filter (``harness_normalize``) and the metrics' aggregation with lm-eval.
 
@@ -283,6 +295,9 @@ def register() -> None:
     for fn in (normalize_acc, normalize_parse_rate, normalize_parse_rate_strict, normalize_parse_rate_flexible):
         if fn.__name__ not in registry.metric_registry:
             registry.register_metric(metric=fn.__name__, higher_is_better=True, aggregation="mean")(fn)
+    if normalize_abstention_rate.__name__ not in registry.metric_registry:
+        registry.register_metric(metric=normalize_abstention_rate.__name__, higher_is_better=False,
+                                 aggregation="mean")(normalize_abstention_rate)
 
 
 try:

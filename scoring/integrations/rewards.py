@@ -21,7 +21,9 @@ else the last part of ``data_source`` (``openai/gsm8k`` → ``gsm8k``).  It retu
 
 Rewards: ``correct`` (1.0) for a right answer, the metric's value for F1 metrics, ``wrong``
 (0.0) for a wrong one, ``no_answer`` (0.0 by default; set it below ``wrong`` to penalise
-unparseable output) when the strict parser found none.  A row without a target raises
+unparseable output) when the strict parser found none; an answer that abstains (status
+``abstained``: ``I don't know``) is not correct and gets 0.0, neither ``wrong`` nor
+``no_answer``.  A row without a target raises
 ``ValueError``: a reward must never be silently invented.
 
 Thread-safe (the pack is immutable; each thread gets its own Math-Verify worker when a task
@@ -134,6 +136,8 @@ class NormalizeReward:
 
     def reward(self, verdict: Verdict) -> float:
         """The reward of a verdict: ``no_answer``, else ``correct``/``wrong`` (F1 metrics scaled)."""
+        if verdict.status == "abstained":
+            return 0.0
         if not verdict.parsed:
             return self.no_answer
         if verdict.metric in ("f1", "field_f1"):
