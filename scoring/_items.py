@@ -9,6 +9,7 @@ from normalize import Result
 from normalize import status as st
 from normalize.pack import canonical_json
 from normalize.row import Options, Row
+from normalize.rules.extract import TRUNCATED_REASONING
 from normalize.status import Status
 from scoring._textsim import TextSettings
 from scoring.metrics import Outcome, Scored
@@ -44,6 +45,8 @@ class Item:
     judge: JudgeInfo | None = None
     #: How the parser found the answer (``marker``, ``boxed``, ``last_number``), when the chain says.
     found_by: str | None = None
+    #: No answer because the output is all unfinished reasoning (reason ``truncated_reasoning``).
+    truncated_reasoning: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,14 @@ def item_of(scored: Scored) -> Item:
         ranking=score.ranking,
         judge=judge_info(scored),
         found_by=found_by(scored.result),
+        truncated_reasoning=truncated_reasoning(scored.result),
     )
+
+
+def truncated_reasoning(result: Result | None) -> bool:
+    """Whether the row has no answer because the token budget ran out while the model was still
+    reasoning (an unclosed ``<think>`` block, or an empty output beside ``reasoning_content``)."""
+    return result is not None and result.status == st.NO_ANSWER and TRUNCATED_REASONING in (result.reason or "")
 
 
 def found_by(result: Result | None) -> str | None:

@@ -172,6 +172,7 @@ class _Group:
         self.sections: list[Item] = []
         self.found_known = 0  # scorable items whose chain recorded how the answer was found
         self.strict_parsed = 0  # ... parsed from a stated answer (STRICT_METHODS)
+        self.truncated_reasoning = 0  # no answer: the budget ran out inside the reasoning
 
     def add_sections(self, item: Item) -> None:
         if item.text is not None or item.ranking is not None or item.judge is not None:
@@ -183,6 +184,7 @@ class _Group:
         self.n += 1
         self.n_samples += item.n_samples
         self.statuses[item.status] += 1
+        self.truncated_reasoning += item.truncated_reasoning
         self.outcomes[item.outcome] += 1
         if item.task_type is not None:
             self.types.add(item.task_type)
@@ -224,6 +226,7 @@ class _Group:
             "n_samples": self.n_samples,
             "statuses": {s: statuses[s] for s in (*ALL_STATUSES, *sorted(set(statuses) - set(ALL_STATUSES)))
                          if statuses[s]},
+            "truncated_reasoning": self.truncated_reasoning,
             "no_target": self.outcomes[NO_TARGET],
             "bad_target": self.outcomes[BAD_TARGET],
             "scorable": len(scorable),
@@ -495,6 +498,8 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
         label = group["name"] if group["level"] != "task_type" else f"type:{group['name']}"
         statuses = ", ".join(f"{k} {v}" for k, v in group["statuses"].items())
         extra = [f"{name} {group[name]}" for name in ("no_target", "bad_target", "ties") if group[name]]
+        if group.get("truncated_reasoning"):
+            extra.append(f"truncated_reasoning {group['truncated_reasoning']} (no_answer: the budget ran out while reasoning)")
         line = f"{label}: {statuses}" + (f"; {', '.join(extra)}" if extra else "")
         if group["metrics"]:
             line += f"; metric {', '.join(group['metrics'])}"

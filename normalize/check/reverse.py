@@ -103,7 +103,7 @@ def leak_changes(
             continue
         if leaked == sample.output:
             continue
-        after = observe(pack, leaked, sample.task, sample.options, sample.schema)
+        after = observe(pack, leaked, sample.task, sample.options, sample.schema, sample.lang)
         if not after.same_as(before):
             changes.append(Change(sample.id, before, after))
     return changes
@@ -217,7 +217,7 @@ def analyze_rule(pack: Pack, samples: SampleSet, baseline: Baseline, spec: RuleS
             )
             changes = []
             for sample, before in zip(rows, base, strict=True):
-                after = observe(trial, sample.output, sample.task, sample.options, sample.schema)
+                after = observe(trial, sample.output, sample.task, sample.options, sample.schema, sample.lang)
                 if not after.same_as(before):
                     changes.append(Change(sample.id, before, after))
             per_type.append(RuleTypeReport(task_type, True, len(rows), tuple(changes)))

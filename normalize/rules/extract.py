@@ -55,6 +55,15 @@ from normalize.registry import (
     rule,
 )
 from normalize.rules._extract_params import (
+    EXTRACT_FORMAT_KINDS,
+)
+from normalize.rules._extract_params import (
+    AnswerFormat as AnswerFormat,
+)
+from normalize.rules._extract_params import (
+    AnswerFormatParams as AnswerFormatParams,
+)
+from normalize.rules._extract_params import (
     AnswerMarkerParams as AnswerMarkerParams,
 )
 from normalize.rules._extract_params import (
@@ -97,12 +106,19 @@ _THINK_TAG_STDLIB: Final = re.compile(
 )
 
 
-@rule("remove_think_blocks", version=1, scope=ALL_TYPES)
+#: The reason an output that is all unfinished reasoning gets (status ``no_answer``); the report
+#: counts the rows whose reason starts with it.
+TRUNCATED_REASONING: Final = "truncated_reasoning"
+
+
+@rule("remove_think_blocks", version=2, scope=ALL_TYPES)
 def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Remove ``<think>…</think>`` reasoning (also ``<thinking>``), however it was cut short.
 
-    A closed block is removed; an unterminated ``<think>`` drops everything from the tag on
-    (the model ran out of tokens while reasoning); a ``</think>`` with no opener drops
+    A closed block is removed, however many there are; an unterminated ``<think>`` drops
+    everything from the tag on (the model ran out of tokens while reasoning), and when nothing
+    is left outside the reasoning the output is ``no_answer`` with the reason
+    ``truncated_reasoning`` (never an answer read out of unfinished thoughts); a ``</think>`` with no opener drops
     everything up to and including it (chat templates that inject the opening tag).  Tags
     are matched case-insensitively.  Outside reasoning, tags inside a closed fenced code block
     are code and stay; inside reasoning, fences are ignored and the first closer ends it.  The
@@ -117,6 +133,12 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     'The answer is 4.'
     >>> remove_think_blocks("Answer: 4 <THINKING>let me double-check")
     'Answer: 4'
+    >>> remove_think_blocks("<think>a</think>x <think>b</think> y")
+    'x y'
+    >>> remove_think_blocks("<think>so the answer is 4, but let me check")
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: no_answer: truncated_reasoning: the output ends inside an unclosed <think> block and states nothing outside it (the token budget ran out while reasoning)
     >>> remove_think_blocks("no reasoning here ")
     'no reasoning here '
     """
@@ -147,6 +169,12 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
         return text
     if not inside:
         kept.append((pos, len(text)))
+    elif not any(text[start:end].strip() for start, end in kept):
+        raise RejectText(
+            st.NO_ANSWER,
+            f"{TRUNCATED_REASONING}: the output ends inside an unclosed <think> block and states nothing "
+            "outside it (the token budget ran out while reasoning)",
+        )
     return _join_stripped(text, kept)
 
 
@@ -191,16 +219,187 @@ def _separator(whitespace: str) -> str:
     return " " if whitespace else ""
 
 
+# --------------------------------------------------------------------------- answer formats
+
+
+def resolve_answer_formats(params: AnswerFormatParams, resources: Mapping[str, Any]) -> AnswerFormatParams:
+    """Fill empty ``entries`` from ``resources["formats"]``: the named entries, or with ``"*"``
+    every ``tags`` and ``header`` entry, ordered by tier then name.  An unknown name, or one
+    naming a format of another kind, raises ``ValueError``.
+
+    >>> fmts = {"answer_tags": {"kind": "tags", "tier": 1, "open": "<answer>", "close": "</answer>"}}
+    >>> [e.name for e in resolve_answer_formats(AnswerFormatParams(), {"formats": fmts}).entries]
+    ['answer_tags']
+    """
+    if params.entries:
+        return params
+    formats = resources.get("formats", {})
+    wanted = list(formats) if "*" in params.formats else list(params.formats)
+    entries: list[AnswerFormat] = []
+    for name in wanted:
+        if name not in formats:
+            known = ", ".join(sorted(formats)) or "none"
+            raise ValueError(f"unknown answer format {name!r} (the pack defines: {known})")
+        entry = formats[name]
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"format {name!r} must be a mapping, got {entry!r}")
+        if entry.get("kind") not in EXTRACT_FORMAT_KINDS:
+            if "*" in params.formats:
+                continue  # a verdict shape: the judge parser's
+            raise ValueError(f"format {name!r} is of kind {entry.get('kind')!r}, not one of {EXTRACT_FORMAT_KINDS}")
+        fields = {key: value for key, value in entry.items() if key in ("kind", "tier", "open", "close", "ends")}
+        entries.append(AnswerFormat.model_validate({"name": name, **fields}, strict=False))
+    entries.sort(key=lambda e: (e.tier, e.name))
+    return params.model_copy(update={"entries": tuple(entries)})
+
+
+@lru_cache(maxsize=256)
+def _format_gate(pattern: str) -> str | None:
+    """Characters one of which starts every match of ``pattern`` (both cases of a letter), or
+    ``None`` when unknown: a text holding none of them is not searched."""
+    lead = leading_literals(pattern, True)
+    if lead is None or any(not literal for literal in lead):
+        return None
+    return "".join(dict.fromkeys(c for literal in lead for c in (literal[0].lower(), literal[0].upper())))
+
+
+def _format_answer(entry: AnswerFormat, text: str, timeout: float) -> tuple[int, str] | None:
+    """Where the last non-empty answer of ``entry`` in ``text`` opens, and the answer."""
+    gate = _format_gate(entry.open)
+    if gate is not None and not any(c in text for c in gate):
+        return None
+    found: tuple[int, str] | None = None
+    opener = compile_pattern(entry.open, regex.IGNORECASE)
+    if entry.kind == "tags":
+        closer = compile_pattern(entry.close, regex.IGNORECASE)
+        pos = 0
+        while True:
+            check_budget()
+            match = opener.search(text, pos, timeout=timeout)
+            if match is None:
+                return found
+            close = closer.search(text, match.end(), timeout=timeout)
+            end = close.start() if close is not None else len(text)
+            answer = text[match.end() : end].strip()
+            if answer:
+                found = (match.start(), answer)
+            if close is None:
+                return found
+            pos = max(close.end(), match.end() + 1)
+    ends = [compile_pattern(end, regex.IGNORECASE) for end in entry.ends]
+    for match in opener.finditer(text, timeout=timeout):
+        check_budget()
+        stop = len(text)
+        blank = _BLANK_LINE_SEARCH(text, match.end())
+        if blank is not None:
+            stop = blank.start()
+        for end in ends:
+            hit = end.search(text, match.end(), stop, timeout=timeout)
+            if hit is not None:
+                stop = hit.start()
+        answer = text[match.end() : stop].strip()
+        if answer:
+            found = (match.start(), answer)
+    return found
+
+
+_DEFAULT_FORMATS: Final = AnswerFormatParams()
+
+
+@rule(
+    "extract_answer_format",
+    version=1,
+    scope=("multiple_choice", "math", "extractive_qa", "structured_json"),
+    params=AnswerFormatParams,
+    idempotent=False,
+    resolve=resolve_answer_formats,
+)
+def extract_answer_format(
+    text: str, params: AnswerFormatParams = _DEFAULT_FORMATS, *, timeout: float = DEFAULT_TIMEOUT
+) -> str:
+    """Keep the answer a named answer format encloses: ``<answer>…</answer>``, a header such as
+    ``【答案】 … <eoa>``.  The formats come from the pack's ``formats:`` section.
+
+    The best tier with a non-empty answer wins, and within it the last answer; what is kept is
+    the answer as written (later rules read markers and boxes inside it).  No format found, or
+    only empty ones → the text unchanged.  Not idempotent: an answer may itself hold a format.
+
+    Bound: O(n) per format pattern (pack patterns carry the regex timeout; skipped when none of the characters that start an opener occurs).
+
+    >>> tags = AnswerFormat(name="answer", kind="tags", tier=1, open="<answer>", close="</answer>")
+    >>> head = AnswerFormat(name="ceval", kind="header", tier=2, open="【答案】", ends=("<eoa>",))
+    >>> p = AnswerFormatParams(entries=(tags, head))
+    >>> extract_answer_format("<think>…</think>\\n<answer> 42 </answer>", p)
+    '42'
+    >>> extract_answer_format("解析… <eoe>\\n【答案】 C <eoa>", p)
+    'C'
+    >>> extract_answer_format("no format here", p)
+    'no format here'
+    """
+    if not params.entries:
+        raise ValueError(
+            "extract_answer_format has no formats: pass entries, or load it from a pack so they are "
+            "resolved from its formats: section"
+        )
+    if timeout <= 0:
+        raise ValueError(f"regex timeout must be positive, got {timeout!r}")
+    best: tuple[int, str] | None = None
+    entries = sorted(params.entries, key=lambda e: e.tier)
+    tier = entries[0].tier
+    for entry in entries:
+        if entry.tier != tier:
+            if best is not None:
+                break
+            tier = entry.tier
+        found = _format_answer(entry, text, timeout)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    return text if best is None else best[1]
+
+
 # --------------------------------------------------------------------------- answer markers
 
 
 _DEFAULT_MARKERS: Final = AnswerMarkerParams()
 
 
+#: The language every narrowed marker set keeps: prompts ask for ``Answer: X`` in English
+#: whatever the question's language, and models answer so (simple-evals' MMMLU, MGSM).
+PROMPT_LANGUAGE: Final = "en"
+
+
+def marker_languages(listed: Sequence[str], resources: Mapping[str, Any]) -> list[str]:
+    """The languages whose markers a rule listing ``listed`` uses: ``"*"`` stands for every
+    language of the pack with answer markers (en and zh first, then by tag); with
+    ``resources["lang"]`` (a row's primary language tag, see :meth:`Pack.chain_for_lang`) only
+    that language and English, unless none of those is listed (then all listed ones).
+
+    >>> res = {"languages": {"zh": {"answer_markers": []}, "de": {"answer_markers": []}, "en": {"answer_markers": []}}}
+    >>> marker_languages(["*"], res), marker_languages(["*"], {**res, "lang": "de"}), marker_languages(["zh"], {**res, "lang": "de"})
+    (['en', 'zh', 'de'], ['en', 'de'], ['zh'])
+    """
+    languages = resources.get("languages", {})
+    chosen: list[str] = []
+    for lang in listed:
+        if lang == "*":
+            marked = [name for name, overlay in languages.items() if isinstance(overlay, Mapping) and "answer_markers" in overlay]
+            chosen.extend(sorted(marked, key=lambda name: (name not in ("en", "zh"), name != "en", name)))
+        else:
+            chosen.append(lang)
+    chosen = list(dict.fromkeys(chosen))
+    row_lang = resources.get("lang")
+    if isinstance(row_lang, str):
+        narrowed = [lang for lang in chosen if lang in (PROMPT_LANGUAGE, row_lang)]
+        if narrowed:
+            return narrowed
+    return chosen
+
+
 def resolve_answer_markers(params: AnswerMarkerParams, resources: Mapping[str, Any]) -> AnswerMarkerParams:
     """Fill empty ``tiers`` from ``resources["languages"][lang]["answer_markers"]``.
 
-    Tier *i* of the result is tier *i* of every listed language, in the order listed.  An
+    Tier *i* of the result is tier *i* of every listed language (:func:`marker_languages`:
+    ``"*"`` is every language, a row's language narrows them).  An
     unknown language, or one without answer markers, raises ``ValueError`` naming it.
 
     >>> langs = {"en": {"answer_markers": [["final answer:"], ["answer:"]]},
@@ -212,7 +411,7 @@ def resolve_answer_markers(params: AnswerMarkerParams, resources: Mapping[str, A
         return params
     languages = resources.get("languages", {})
     merged: list[list[str]] = []
-    for lang in params.languages:
+    for lang in marker_languages(params.languages, resources):
         if lang not in languages:
             known = ", ".join(sorted(languages)) or "none"
             raise ValueError(f"unknown language {lang!r} for answer markers (the pack defines: {known})")
