@@ -47,6 +47,14 @@ class AnswerMarkerParams(Params):
     include_marker: bool = False
     justification: Literal["keep", "cut"] = "keep"
     unescape: bool = False
+    #: With ``include_marker``: the label written in place of a marker of a language the parser
+    #: does not read itself (``Answer:``); ``restated`` holds those languages' patterns and
+    #: ``option_letters`` their native option letters (each list read as A, B, C … right
+    #: after a restated marker), both filled from the languages (``parser_reads: true`` marks
+    #: a language the parser reads).
+    restate: str = ""
+    restated: StrTuple = ()
+    option_letters: StrTiers = ()
 
     @field_validator("tiers")
     @classmethod

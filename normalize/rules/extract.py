@@ -368,8 +368,13 @@ _DEFAULT_MARKERS: Final = AnswerMarkerParams()
 PROMPT_LANGUAGE: Final = "en"
 
 
+#: In a rule's ``languages``: the row's own language, when the pack defines it.
+ROW_LANGUAGE: Final = "lang"
+
+
 def marker_languages(listed: Sequence[str], resources: Mapping[str, Any]) -> list[str]:
-    """The languages whose markers a rule listing ``listed`` uses: ``"*"`` stands for every
+    """The languages whose markers a rule listing ``listed`` uses: ``"lang"`` stands for the
+    row's language (when the pack defines it; nothing for a row without one), ``"*"`` for every
     language of the pack with answer markers (en and zh first, then by tag); with
     ``resources["lang"]`` (a row's primary language tag, see :meth:`Pack.chain_for_lang`) only
     that language and English, unless none of those is listed (then all listed ones).
@@ -377,17 +382,22 @@ def marker_languages(listed: Sequence[str], resources: Mapping[str, Any]) -> lis
     >>> res = {"languages": {"zh": {"answer_markers": []}, "de": {"answer_markers": []}, "en": {"answer_markers": []}}}
     >>> marker_languages(["*"], res), marker_languages(["*"], {**res, "lang": "de"}), marker_languages(["zh"], {**res, "lang": "de"})
     (['en', 'zh', 'de'], ['en', 'de'], ['zh'])
+    >>> marker_languages(["en", "zh", "lang"], res), marker_languages(["en", "zh", "lang"], {**res, "lang": "de"})
+    (['en', 'zh'], ['en', 'de'])
     """
     languages = resources.get("languages", {})
+    row_lang = resources.get("lang")
     chosen: list[str] = []
     for lang in listed:
-        if lang == "*":
+        if lang == ROW_LANGUAGE:
+            if isinstance(row_lang, str) and row_lang in languages:
+                chosen.append(row_lang)
+        elif lang == "*":
             marked = [name for name, overlay in languages.items() if isinstance(overlay, Mapping) and "answer_markers" in overlay]
             chosen.extend(sorted(marked, key=lambda name: (name not in ("en", "zh"), name != "en", name)))
         else:
             chosen.append(lang)
     chosen = list(dict.fromkeys(chosen))
-    row_lang = resources.get("lang")
     if isinstance(row_lang, str):
         narrowed = [lang for lang in chosen if lang in (PROMPT_LANGUAGE, row_lang)]
         if narrowed:
@@ -429,8 +439,96 @@ def resolve_answer_markers(params: AnswerMarkerParams, resources: Mapping[str, A
             merged[index].extend(tier)
     if not any(merged):
         raise ValueError(f"no answer markers for languages {list(params.languages)!r}")
+    restated: list[str] = []
+    letters: list[tuple[str, ...]] = []
+    if params.restate:
+        for lang in marker_languages(params.languages, resources):
+            overlay = languages[lang]
+            if overlay.get("parser_reads") is True:
+                continue
+            restated.extend(p for tier in overlay["answer_markers"] for p in tier)
+            native = overlay.get("option_letters")
+            if native is not None:
+                if not isinstance(native, list) or not all(isinstance(x, str) and x for x in native):
+                    raise ValueError(f"language {lang!r}: option_letters must be a list of letters")
+                letters.append(tuple(native))
     # validated again (not model_copy): the resolved patterns must compile
-    return AnswerMarkerParams.model_validate({**params.model_dump(), "tiers": tuple(tuple(t) for t in merged if t)})
+    return AnswerMarkerParams.model_validate(
+        {
+            **params.model_dump(),
+            "tiers": tuple(tuple(t) for t in merged if t),
+            "restated": tuple(dict.fromkeys(restated)),
+            "option_letters": tuple(letters),
+        }
+    )
+
+
+@lru_cache(maxsize=64)
+def _letter_table(option_letters: tuple[tuple[str, ...], ...]) -> tuple[dict[str, str], regex.Pattern[str] | None]:
+    """Native option letter → A, B, C …; a letter two languages read differently is left out."""
+    table: dict[str, str] = {}
+    clashes: set[str] = set()
+    for letters in option_letters:
+        for index, letter in enumerate(letters[:26]):
+            latin = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[index]
+            if table.get(letter, latin) != latin:
+                clashes.add(letter)
+            table[letter] = latin
+    for letter in clashes:
+        del table[letter]
+    if not table:
+        return table, None
+    alternatives = "|".join(regex.escape(k) for k in sorted(table, key=len, reverse=True))
+    # the letter alone: brackets or blanks around it, no letter or digit after it
+    return table, regex.compile(rf"[ \t:：*_]*[(\[（【]?[ \t]*({alternatives})(?![\w\u0640])")
+
+
+def _restate(text: str, begin: int, end: int, matches: Sequence[regex.Match[str]], params: AnswerMarkerParams) -> str:
+    """``text[begin:end]`` with each restated marker in it written as ``params.restate``, and a
+    native option letter right after one as its Latin letter (``الإجابة: ب`` → ``Answer: B``)."""
+    table, letter = _letter_table(params.option_letters)
+    out: list[str] = []
+    pos = begin
+    for match in sorted(matches, key=lambda m: m.start()):
+        if match.start() < pos or match.end() > end or match.re.pattern not in _restated_sources(params.restated):
+            continue
+        out.append(text[pos : match.start()])
+        out.append(params.restate)
+        pos = match.end()
+        _refuse_several_letters(text, pos, end, table, match[0])
+        found = letter.match(text, pos, end) if letter is not None else None
+        if found is not None:
+            out.append(" " + table[found[1]])
+            pos = found.end()
+        elif pos < end and not text[pos].isspace():
+            out.append(" ")
+    out.append(text[pos:end])
+    return "".join(out).strip()
+
+
+def _refuse_several_letters(text: str, pos: int, end: int, table: Mapping[str, str], marker: str) -> None:
+    """Raise ``contradictory`` when the rest of a restated marker's line names two different
+    options (``Jawaban: B atau C``, ``Ответ: Б или В``): the parser knows no conjunction of that
+    language, so it would read only the first."""
+    stop = text.find("\n", pos, end)
+    line = text[pos : stop if stop >= 0 else end]
+    named = {table.get(m[0], m[0]) for m in _LONE_LETTER.finditer(line) if m[0] in table or m[0].isascii()}
+    if len(named) > 1:
+        shown = ", ".join(sorted(named))
+        raise RejectText(st.CONTRADICTORY, f"the statement after {marker.strip()!r} names several options: {shown}")
+
+
+#: A letter standing alone (no letter, digit or tatweel joined to it): a possible option letter.
+#: A Latin capital counts beside CJK (``BまたはC``), which has no spaces between words.
+_LONE_LETTER: Final = regex.compile(
+    r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?<![\w\u0640])[^\W\d_A-Za-z]\u0640?(?![\w\u0640])"
+)
+
+
+@lru_cache(maxsize=64)
+def _restated_sources(restated: tuple[str, ...]) -> frozenset[str]:
+    """The compiled sources (:func:`_guarded_source`) of the restated patterns."""
+    return frozenset(source for p in restated for source in (_guarded_source(p), _guarded_source(f"(?:{p})")))
 
 
 _MARKER_FLAGS: Final = regex.IGNORECASE | regex.MULTILINE
@@ -907,8 +1005,13 @@ def extract_answer_marker(
             if params.conflict == "keep" and end < len(text) and _RETRACTION_SEARCH(text, end):
                 end = len(text)  # taken back later ("Wait, that is wrong."): the parser reads on
             if params.conflict == "keep" and index > 0:
-                return text[min(m.start() for m in matches[: index + 1]) : end].strip()
+                first = min(m.start() for m in matches[: index + 1])
+                if params.restated:
+                    return _restate(text, first, end, matches[: index + 1], params)
+                return text[first:end].strip()
             if params.include_marker:
+                if params.restated:
+                    return _restate(text, matches[index].start(), end, matches[: index + 1], params)
                 return text[matches[index].start() : end].strip()
             return text[begin:end]
     if params.justification == "cut":  # no marker: a short answer and its reason, "No, because …"
