@@ -136,3 +136,37 @@ def test_formats_view_lists_languages_and_formats(capsys: pytest.CaptureFixture[
     shown = capsys.readouterr().out
     for name in ("answer_tags", "begin_of_solution", "exam_answer_header", "ar", "yo", "zh"):
         assert name in shown
+
+
+def test_gate_case_orbits_are_exact() -> None:
+    """Every cased letter a marker gate may use matches (ignoring case) exactly its lower and
+    upper case: the wide orbits are listed in _WIDE_CASE_ORBITS, checked over every code point."""
+    from collections import defaultdict
+
+    from normalize.rules.extract import _GATE_BLOCKS, _WIDE_CASE_ORBITS, _gate_variants
+
+    orbit: dict[str, set[str]] = defaultdict(set)
+    for point in range(0x110000):
+        if 0xD800 <= point < 0xE000:
+            continue
+        char = chr(point)
+        folded = char.casefold()
+        if len(folded) == 1:
+            orbit[folded].add(char)
+    for start, end in _GATE_BLOCKS:
+        for point in range(start, end):
+            char = chr(point)
+            variants = _gate_variants(char)
+            if variants is None or len(variants) == 1:
+                continue
+            assert char not in _WIDE_CASE_ORBITS
+            assert orbit[char.casefold()] | {char} == set(variants), char
+
+
+def test_char_gate_rules_out_other_scripts() -> None:
+    from normalize.rules.extract import char_gate
+
+    assert char_gate("(?:правильный\\s+)?ответ\\s*[:：]") == "еЕ"
+    assert char_gate("answer\\s*:") is None  # ASCII: the literal screens do it
+    pack = load_pack()
+    assert pack.run("ОТВЕТ: 72", "gsm8k", lang="ru").answer == "72"  # upper case passes the gate

@@ -556,6 +556,85 @@ def _guarded(pattern: str) -> regex.Pattern[str]:
 #: Past this many places where a marker's first literals occur, one scan beats a match at each.
 _MAX_ANCHORS: Final = 8
 
+#: Cased letters of Latin-1 to Latin Extended-B, Cyrillic and Latin Extended Additional whose
+#: case orbit (what ``regex``'s IGNORECASE matches to them) is more than their lower and upper
+#: case (Å, ß, İ, ſ, ǅ, Cyrillic в д о с т ъ ѣ with their old variants ᲀ–ᲈ, ẞ …): never a gate.
+#: tests/test_formats_languages.py checks it against every code point.
+_WIDE_CASE_ORBITS: Final = frozenset(
+    "\xc5\xdf\xe5\u0130\u0131\u0149\u017f\u01c4\u01c5\u01c6\u01c7\u01c8\u01c9\u01ca\u01cb\u01cc\u01f0"
+    "\u01f1\u01f2\u01f3\u0412\u0414\u041e\u0421\u0422\u042a\u0432\u0434\u043e\u0441\u0442\u044a\u0462"
+    "\u0463\u1e60\u1e61\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9b\u1e9e"
+)
+#: The blocks whose cased letters may gate (see :data:`_WIDE_CASE_ORBITS`).
+_GATE_BLOCKS: Final = ((0xC0, 0x250), (0x400, 0x500), (0x1E00, 0x1F00))
+
+
+def _gate_variants(char: str) -> str | None:
+    """``char`` and what IGNORECASE matches to it, when that is known exactly: an uncased
+    non-ASCII character alone, a cased one of :data:`_GATE_BLOCKS` with its other case; else
+    ``None`` (ASCII, which prose holds anyway, or a letter with a wider case orbit)."""
+    if char.isascii():
+        return None
+    lower, upper = char.lower(), char.upper()
+    if lower == upper == char:
+        return char
+    point = ord(char)
+    if char in _WIDE_CASE_ORBITS or not any(a <= point < b for a, b in _GATE_BLOCKS):
+        return None
+    if len(lower) != 1 or len(upper) != 1:
+        return None
+    return lower + upper
+
+
+def _mandatory_chars(items: Any) -> str | None:
+    """Characters one of which occurs in every match of the parsed sequence ``items``
+    (``re._parser`` nodes), from its first mandatory character that :func:`_gate_variants` knows."""
+    for op, av in items:
+        name = str(op)
+        found: str | None = None
+        if name == "LITERAL":
+            found = _gate_variants(chr(av))
+        elif name == "IN":
+            parts = [_gate_variants(chr(v)) if str(o) == "LITERAL" else None for o, v in av]
+            found = None if not parts or any(p is None for p in parts) else "".join(dict.fromkeys("".join(p or "" for p in parts)))
+        elif name == "SUBPATTERN":
+            found = _mandatory_chars(av[-1])
+        elif name == "BRANCH":
+            options = [_mandatory_chars(branch) for branch in av[1]]
+            found = None if any(o is None for o in options) else "".join(dict.fromkeys("".join(o or "" for o in options)))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+            found = _mandatory_chars(av[2])
+        elif name == "ATOMIC_GROUP":
+            found = _mandatory_chars(av)
+        if found:
+            return found
+    return None
+
+
+@lru_cache(maxsize=1024)
+def char_gate(pattern: str) -> str | None:
+    """Characters one of which occurs in every match of ``pattern`` (matched ignoring case), or
+    ``None`` when none is known: a text holding none of them is not searched (a ``memchr`` scan
+    each, so the markers of a language whose words are cased letters, Cyrillic ``ответ``, are
+    ruled out for a text in another script at that speed).
+
+    >>> char_gate("(?:правильный\\\\s+)?ответ\\\\s*[:：]"), char_gate("答案\\\\s*[:：]"), char_gate("answer:")
+    ('еЕ', '答', None)
+    """
+    try:
+        parsed = _sre_parse(pattern)
+    except Exception:  # the regex module's own syntax: no gate, never an error
+        return None
+    return _mandatory_chars(parsed)
+
+
+def _sre_parse(pattern: str) -> Any:
+    try:
+        from re import _parser as sre  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_parse as sre
+    return sre.parse(pattern)
+
 
 @dataclass(frozen=True)
 class _Plan:
@@ -592,6 +671,7 @@ def _plan(pattern: str) -> _Plan:
     cased = lead is not None and len(lead) > 1 and any(c.isascii() and c.isalpha() for c in "".join(lead))
     required = required_literals(pattern, True)
     screen = required if required is not None or lead is None else tuple((literal,) for literal in lead)
+    screen = _gated(screen, pattern)
     source = locator_source(pattern)
     text_source = text_locator_source(pattern)
     anchored = anchored_text_locator(pattern)
@@ -613,6 +693,33 @@ def _plan(pattern: str) -> _Plan:
         locator_literal(pattern) if text_source is not None else None,
         shift,
     )
+
+
+def _gated(screen: tuple[tuple[str, ...], ...] | None, pattern: str) -> tuple[tuple[str, ...], ...] | None:
+    """``screen`` with :func:`char_gate`'s characters in front (one of them occurs in every
+    match, so the screen holds exactly when it did and the gate does), when that makes it
+    cheaper: the pattern had no screen, or only ASCII-letter literals (a search of the whole
+    text each), and no gate character is one ``memchr`` stops at often (:func:`_stops_often`).
+
+    >>> _gated(None, "ответ\\\\s*[:：]"), _gated((("antwort",),), "antwort:")
+    ((('е',), ('Е',)), (('antwort',),))
+    """
+    if screen is not None and not all(c.isascii() for branch in screen for literal in branch for c in literal):
+        return screen
+    gate = char_gate(pattern)
+    if gate is None or any(_gate_stops_often(c) for c in gate):
+        return screen
+    if screen is None:
+        return tuple((c,) for c in gate)
+    return tuple((c, *branch) for c in gate for branch in screen)
+
+
+def _gate_stops_often(char: str) -> bool:
+    """:func:`_stops_often`, digits allowed: a gate character is looked for alone, and a text
+    holds far fewer digits than letters (Cyrillic а–и have digit low bytes).  In a text of
+    one-byte characters (ASCII, Latin-1) a wider character is ruled out without a scan."""
+    low = ord(char) & 0xFF
+    return 0xFF < ord(char) < 0x10000 and ((chr(low).isascii() and chr(low).isalpha()) or 0x4E <= low <= 0x9F)
 
 
 def _with_prechecks(branch: tuple[str, ...]) -> tuple[str, ...]:
