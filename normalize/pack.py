@@ -97,6 +97,13 @@ class _ParserEntry(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+class _TaskEntry(_Strict):
+    """A task that maps to a task type with its own parser params (``mode: multi_select``)."""
+
+    type: str
+    parser_params: dict[str, Any] = Field(default_factory=dict)
+
+
 class _TaskTypeEntry(_Strict):
     chain: list[str | _RuleEntry]
     parser: str | _ParserEntry
@@ -110,7 +117,7 @@ class _PackFile(_Strict):
     modules: list[str] = Field(default_factory=list)
     include: list[str] = Field(default_factory=list)
     settings: Settings = Field(default_factory=Settings)
-    tasks: dict[str, str] = Field(default_factory=dict)
+    tasks: dict[str, str | _TaskEntry] = Field(default_factory=dict)
     task_types: dict[str, _TaskTypeEntry] = Field(default_factory=dict)
     languages: dict[str, dict[str, Any]] = Field(default_factory=dict)
     formats: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -170,6 +177,8 @@ class Pack:
     #: Each task type's chain entries as the pack wrote them: (rule, params), re-resolved for a
     #: row's language by :meth:`chain_for_lang`.
     chain_entries: Mapping[str, tuple[tuple[str, Mapping[str, Any]], ...]] = field(default_factory=dict)
+    #: Tasks whose parser differs from their task type's (the pack's ``tasks: {T: {type, parser_params}}``).
+    task_parsers: Mapping[str, ParserSpec] = field(default_factory=dict)
     #: :meth:`chain_for_lang`'s chains, by task type and primary language (filled as rows ask).
     _lang_chains: dict[tuple[str, str], Chain] = field(default_factory=dict, compare=False, repr=False)
 
@@ -185,6 +194,7 @@ class Pack:
             "aliases": {k: [list(g) for g in v] for k, v in sorted(self.aliases.items())},
             "schemas": dict(sorted(self.schemas.items())),
             "scoring": {k: dict(v) for k, v in sorted(self.scoring.items())},
+            "task_parsers": {k: v.to_json() for k, v in sorted(self.task_parsers.items())},
             # what a row's lang narrows a chain to (see chain_for_lang), and the verdict shapes
             # no chain step holds
             "languages": dict(sorted(self.resources.get("languages", {}).items())),
@@ -401,7 +411,8 @@ class Pack:
                 extra.update(notes)
                 if status == st.OK and normalized is not None:
                     restart_budget()
-                    status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes, lang)
+                    parser = self.task_parsers.get(task, t.parser) if self.task_parsers else t.parser
+                    status, reason, answer, parsed_extra = self._parse(parser, normalized, options, notes, lang)
                     extra.update(parsed_extra)
             finally:
                 end_budget(token)
@@ -723,13 +734,27 @@ def _resolve(
         chain_entries[type_name] = tuple(
             (item, {}) if isinstance(item, str) else (item.rule, dict(item.params)) for item in entry.chain
         )
-    for task, type_name in model.tasks.items():
+    tasks: dict[str, str] = {}
+    task_parsers: dict[str, ParserSpec] = {}
+    for task, task_entry in model.tasks.items():
+        type_name = task_entry if isinstance(task_entry, str) else task_entry.type
+        tasks[task] = type_name
         if type_name not in task_types:
             close = difflib.get_close_matches(type_name, list(task_types), n=1)
             raise fail(("tasks", task), f"task {task!r} maps to unknown task type {type_name!r}"
                        + (f"; did you mean {close[0]!r}?" if close else ""))
+        if not isinstance(task_entry, str) and task_entry.parser_params:
+            base = task_types[type_name].parser
+            definition = REGISTRY.parser(base.name)
+            try:
+                params = definition.params_model.model_validate({**base.params.model_dump(), **task_entry.parser_params})
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                raise fail(("tasks", task, "parser_params"), f"task {task!r}: parser {base.name!r} parameter "
+                           f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+            task_parsers[task] = ParserSpec(base.name, base.version, params)
     _validate_check_section(model.check, fail)
-    kinds = {**{t: t for t in task_types}, **model.tasks}
+    kinds = {**{t: t for t in task_types}, **tasks}
     for section_name, validator in REGISTRY.sections.items():
         value = merged.get(section_name)
         if isinstance(value, dict) and value:
@@ -740,7 +765,8 @@ def _resolve(
     return Pack(
         name=model.name,
         settings=model.settings,
-        tasks=dict(model.tasks),
+        tasks=tasks,
+        task_parsers=task_parsers,
         task_types=task_types,
         aliases={k: tuple(tuple(g) for g in v) for k, v in model.aliases.items()},
         schemas=dict(model.schemas),

@@ -243,7 +243,8 @@ class _Group:
             "chance_note": None,
             "runs": None,
         }
-        if types == ["multiple_choice"] and scorable and mode in _SINGLE_ANSWER_MODES:
+        # a multi-select row (metric choice_set) has no 1/K chance baseline
+        if types == ["multiple_choice"] and scorable and mode in _SINGLE_ANSWER_MODES and "choice_set" not in self.metrics:
             self._add_chance(stats, scorable, interval)
         if self.run_labels:
             stats["runs"] = self._run_spread(cv_threshold)

@@ -286,15 +286,15 @@ def _format_answer(entry: AnswerFormat, text: str, timeout: float) -> tuple[int,
             if close is None:
                 return found
             pos = max(close.end(), match.end() + 1)
-    ends = [compile_pattern(end, regex.IGNORECASE) for end in entry.ends]
+    enders = [compile_pattern(token, regex.IGNORECASE) for token in entry.ends]
     for match in opener.finditer(text, timeout=timeout):
         check_budget()
         stop = len(text)
         blank = _BLANK_LINE_SEARCH(text, match.end())
         if blank is not None:
             stop = blank.start()
-        for end in ends:
-            hit = end.search(text, match.end(), stop, timeout=timeout)
+        for ender in enders:
+            hit = ender.search(text, match.end(), stop, timeout=timeout)
             if hit is not None:
                 stop = hit.start()
         answer = text[match.end() : stop].strip()
