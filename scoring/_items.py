@@ -130,4 +130,6 @@ def truncated_reasoning(result: Result | None) -> bool:
 def found_by(result: Result | None) -> str | None:
     """How the chain found the answer statement (``extra.found_by`` of the result), or None."""
     method = None if result is None else result.extra.get("found_by")
+    if result is not None and method == "last_number" and isinstance(result.extra.get("answer_format"), str):
+        return "answer_format"  # the number a named format (<answer>…</answer>) encloses: stated
     return method if isinstance(method, str) else None

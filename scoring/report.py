@@ -199,7 +199,9 @@ class _Group:
             self.metrics.add(item.metric)
         if item.found_by is not None:
             self.found_known += 1
-            self.strict_parsed += item.outcome == SCORED and item.found_by in STRICT_METHODS
+            self.strict_parsed += item.outcome == SCORED and (
+                item.found_by in STRICT_METHODS or item.found_by == "answer_format"
+            )
         self.scorable.append(item.value)
         self.parsed.append(item.outcome == SCORED)
         k = item.option_count

@@ -170,3 +170,18 @@ def test_char_gate_rules_out_other_scripts() -> None:
     assert char_gate("answer\\s*:") is None  # ASCII: the literal screens do it
     pack = load_pack()
     assert pack.run("ОТВЕТ: 72", "gsm8k", lang="ru").answer == "72"  # upper case passes the gate
+
+
+def test_a_format_of_unknown_kind_is_an_error(tmp_path: Path) -> None:
+    from normalize.errors import PackError
+
+    _write(tmp_path / "fmt.yaml", "formats:\n  typo:\n    kind: tgas\n    tier: 1\n    open: '<a>'\n    close: '</a>'\n")
+    with pytest.raises(PackError, match="kind must be one of"):
+        load_pack(_write(tmp_path / "pack.yaml", "extends: shipped:default\ninclude: [fmt.yaml]\n"))
+
+
+def test_a_tagged_answer_counts_as_stated() -> None:
+    from scoring._items import found_by
+
+    result = load_pack().run("<think>x</think><answer>72</answer>", "gsm8k")
+    assert result.extra["answer_format"] == "answer_tags" and found_by(result) == "answer_format"

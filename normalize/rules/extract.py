@@ -49,6 +49,7 @@ from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import (
     ALL_TYPES,
+    AnnotatedText,
     DEFAULT_TIMEOUT,
     NoParams,
     StrTiers,
@@ -56,6 +57,7 @@ from normalize.registry import (
 )
 from normalize.rules._extract_params import (
     EXTRACT_FORMAT_KINDS,
+    FORMAT_KINDS,
 )
 from normalize.rules._extract_params import (
     AnswerFormat as AnswerFormat,
@@ -243,6 +245,8 @@ def resolve_answer_formats(params: AnswerFormatParams, resources: Mapping[str, A
         entry = formats[name]
         if not isinstance(entry, Mapping):
             raise ValueError(f"format {name!r} must be a mapping, got {entry!r}")
+        if entry.get("kind") not in FORMAT_KINDS:
+            raise ValueError(f"format {name!r}: kind must be one of {FORMAT_KINDS}, got {entry.get('kind')!r}")
         if entry.get("kind") not in EXTRACT_FORMAT_KINDS:
             if "*" in params.formats:
                 continue  # a verdict shape: the judge parser's
@@ -263,12 +267,12 @@ def _format_gate(pattern: str) -> str | None:
     return "".join(dict.fromkeys(c for literal in lead for c in (literal[0].lower(), literal[0].upper())))
 
 
-def _format_answer(entry: AnswerFormat, text: str, timeout: float) -> tuple[int, str] | None:
-    """Where the last non-empty answer of ``entry`` in ``text`` opens, and the answer."""
+def _format_answer(entry: AnswerFormat, text: str, timeout: float) -> tuple[int, str, str] | None:
+    """Where the last non-empty answer of ``entry`` in ``text`` opens, the answer, the format's name."""
     gate = _format_gate(entry.open)
     if gate is not None and not any(c in text for c in gate):
         return None
-    found: tuple[int, str] | None = None
+    found: tuple[int, str, str] | None = None
     opener = compile_pattern(entry.open, regex.IGNORECASE)
     if entry.kind == "tags":
         closer = compile_pattern(entry.close, regex.IGNORECASE)
@@ -282,7 +286,7 @@ def _format_answer(entry: AnswerFormat, text: str, timeout: float) -> tuple[int,
             end = close.start() if close is not None else len(text)
             answer = text[match.end() : end].strip()
             if answer:
-                found = (match.start(), answer)
+                found = (match.start(), answer, entry.name)
             if close is None:
                 return found
             pos = max(close.end(), match.end() + 1)
@@ -299,7 +303,7 @@ def _format_answer(entry: AnswerFormat, text: str, timeout: float) -> tuple[int,
                 stop = hit.start()
         answer = text[match.end() : stop].strip()
         if answer:
-            found = (match.start(), answer)
+            found = (match.start(), answer, entry.name)
     return found
 
 
@@ -321,7 +325,8 @@ def extract_answer_format(
     ``【答案】 … <eoa>``.  The formats come from the pack's ``formats:`` section.
 
     The best tier with a non-empty answer wins, and within it the last answer; what is kept is
-    the answer as written (later rules read markers and boxes inside it).  No format found, or
+    the answer as written (later rules read markers and boxes inside it), noted with the
+    format's name (``answer_format`` in the result's extra: a stated answer).  No format found, or
     only empty ones → the text unchanged.  Not idempotent: an answer may itself hold a format.
 
     Bound: O(n) per format pattern (pack patterns carry the regex timeout; skipped when none of the characters that start an opener occurs).
@@ -343,7 +348,7 @@ def extract_answer_format(
         )
     if timeout <= 0:
         raise ValueError(f"regex timeout must be positive, got {timeout!r}")
-    best: tuple[int, str] | None = None
+    best: tuple[int, str, str] | None = None
     entries = sorted(params.entries, key=lambda e: e.tier)
     tier = entries[0].tier
     for entry in entries:
@@ -354,7 +359,9 @@ def extract_answer_format(
         found = _format_answer(entry, text, timeout)
         if found is not None and (best is None or found[0] > best[0]):
             best = found
-    return text if best is None else best[1]
+    if best is None:
+        return text
+    return AnnotatedText(best[1], answer_format=best[2])
 
 
 # --------------------------------------------------------------------------- answer markers
