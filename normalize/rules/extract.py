@@ -49,8 +49,8 @@ from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import (
     ALL_TYPES,
-    AnnotatedText,
     DEFAULT_TIMEOUT,
+    AnnotatedText,
     NoParams,
     StrTiers,
     rule,
