@@ -257,11 +257,12 @@ class Pack:
     def chain_for_lang(self, task_type: str, lang: str | None) -> Chain:
         """The chain of ``task_type`` for a row whose language is ``lang``.
 
-        The rules that read the pack's languages (their ``resolve`` hook fills marker tiers
-        from ``languages:``) are resolved again with the row's primary language tag (``pt`` of
-        ``pt-br``): a rule listing ``"*"`` or several languages keeps that language and English
-        (:func:`normalize.rules.extract.marker_languages`).  A language the pack does not
-        define, or ``None``, leaves the chain as it is: every language applies.  Deterministic
+        The rules that read the pack's languages (a ``resolve`` hook and a ``languages``
+        param: the marker rules) are resolved again with the row's primary language tag (``pt``
+        of ``pt-br``): ``lang`` in their ``languages`` stands for it, and what they list is
+        narrowed to it and English (:func:`normalize.rules.extract.marker_languages`; the shipped
+        chains list ``[en, zh, lang]``).  A language the pack does not define, or ``None``,
+        leaves the chain as the pack wrote it.  Deterministic
         from the hashed configuration (the languages are part of the hash), so a result that
         records its ``lang`` replays with the same chain.
 

@@ -185,3 +185,10 @@ def test_a_tagged_answer_counts_as_stated() -> None:
 
     result = load_pack().run("<think>x</think><answer>72</answer>", "gsm8k")
     assert result.extra["answer_format"] == "answer_tags" and found_by(result) == "answer_format"
+
+
+def test_explain_takes_the_row_language(capsys: pytest.CaptureFixture[str]) -> None:
+    from scoring.cli import main
+
+    main(["explain", "--task", "mmmlu", "--options", "4", "--lang", "ar", "الإجابة: ب"])
+    assert "answer: \"B\"  status: ok" in capsys.readouterr().out
