@@ -309,6 +309,23 @@ def _format_answer(entry: AnswerFormat, text: str, timeout: float) -> tuple[int,
 
 _DEFAULT_FORMATS: Final = AnswerFormatParams()
 
+#: :func:`_formats_gate` of the params seen, by identity (a params object is frozen; hashing
+#: its entries at every call would cost more than the search it saves).
+_FORMAT_GATES: Final[dict[int, tuple[AnswerFormatParams, str | None]]] = {}
+
+
+def _formats_gate(params: AnswerFormatParams) -> str | None:
+    """Characters one of which starts every opener of ``params``' formats, or ``None``."""
+    kept = _FORMAT_GATES.get(id(params))
+    if kept is not None and kept[0] is params:
+        return kept[1]
+    gates = [_format_gate(entry.open) for entry in params.entries]
+    gate = None if any(g is None for g in gates) else "".join(dict.fromkeys("".join(g or "" for g in gates)))
+    if len(_FORMAT_GATES) >= 256:
+        _FORMAT_GATES.clear()
+    _FORMAT_GATES[id(params)] = (params, gate)
+    return gate
+
 
 @rule(
     "extract_answer_format",
@@ -348,6 +365,13 @@ def extract_answer_format(
         )
     if timeout <= 0:
         raise ValueError(f"regex timeout must be positive, got {timeout!r}")
+    gate = _formats_gate(params)
+    if gate is not None:  # most outputs hold no "<" or "【": nothing to look for
+        for char in gate:
+            if char in text:
+                break
+        else:
+            return text
     best: tuple[int, str, str] | None = None
     entries = sorted(params.entries, key=lambda e: e.tier)
     tier = entries[0].tier
