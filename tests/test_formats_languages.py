@@ -104,6 +104,8 @@ def test_native_markers_and_letters(output: str, lang: str, answer: str) -> None
         ("Đáp án: B vì A sai", "vi"),
         ("Ответ: Варианты не подходят", "ru"),  # a word starting with В is no option letter
         ("الإجابة", "ar"),  # the word with no colon or verb states nothing
+        ("Ответ: В данном случае это неверно.", "ru"),  # В opens a sentence ("In this case"), no option
+        ("Відповідь: Б сьогодні", "uk"),
     ],
 )
 def test_near_variants_are_refused(output: str, lang: str) -> None:

@@ -510,8 +510,12 @@ def _letter_table(option_letters: tuple[tuple[str, ...], ...]) -> tuple[dict[str
     if not table:
         return table, None
     alternatives = "|".join(regex.escape(k) for k in sorted(table, key=len, reverse=True))
-    # the letter alone: brackets or blanks around it, no letter or digit after it
-    return table, regex.compile(rf"[ \t:：*_]*[(\[（【]?[ \t]*({alternatives})(?![\w\u0640])")
+    # the letter alone: brackets or blanks before it, and after it the end of the statement (a
+    # full stop, a bracket, the line end): "Ответ: В данном случае" starts a sentence with В
+    return table, regex.compile(
+        rf"[ \t:：*_]*[(\[（【]?[ \t]*({alternatives})(?![\w\u0640])"
+        r"(?=[ \t]*(?:$|[\n.,;:!?)\]）】。，；：！？、*_]))"
+    )
 
 
 def _restate(text: str, begin: int, end: int, matches: Sequence[regex.Match[str]], params: AnswerMarkerParams) -> str:
