@@ -194,3 +194,19 @@ def test_explain_takes_the_row_language(capsys: pytest.CaptureFixture[str]) -> N
 
     main(["explain", "--task", "mmmlu", "--options", "4", "--lang", "ar", "الإجابة: ب"])
     assert "answer: \"B\"  status: ok" in capsys.readouterr().out
+
+
+def test_verdict_shapes_are_held_listed_and_hashed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The formats: section holds a judge's verdict shapes too (read by the judge parser, not by
+    extract_answer_format): loaded, listed, in the hash, never an extraction format."""
+    from scoring.cli import main
+
+    _write(tmp_path / "v.yaml", "formats:\n  prometheus_result:\n    kind: verdict\n    pattern: '\\[RESULT\\]\\s*([1-5])'\n")
+    pack_file = _write(tmp_path / "pack.yaml", "extends: shipped:default\ninclude: [v.yaml]\n")
+    pack = load_pack(pack_file)
+    assert pack.resources["formats"]["prometheus_result"]["kind"] == "verdict"
+    assert pack.hash != load_pack().hash
+    spec = next(s for s in pack.task_types["math"].chain.specs if s.name == "extract_answer_format")
+    assert "prometheus_result" not in [e.name for e in spec.params.entries]
+    main(["formats", "--pack", str(pack_file)])
+    assert "prometheus_result: verdict" in capsys.readouterr().out

@@ -5,6 +5,14 @@
 [1.0, 0.0]
 >>> reward.compute_score("openai/gsm8k", "#### 41", "42")["score"]
 0.0
+>>> reward(["<think>6 * 7 = 42</think>\\n<answer>42</answer>", "<think>6 * 7 is 42, so"], answer=["42", "42"])
+[1.0, 0.0]
+
+Reasoning-model completions are read as the pack reads them: ``<think>`` blocks (any number) are
+dropped, ``<answer>…</answer>`` (R1 / open-r1 / TRL / verl) is the top tier, then
+``<|begin_of_solution|>…<|end_of_solution|>``; a completion that is all unfinished reasoning (the
+budget ran out inside ``<think>``) has no answer (``truncated_reasoning``) and gets ``no_answer``.
+A chat message's ``reasoning_content`` is never read for the answer.
 
 TRL (``GRPOTrainer(reward_funcs=[NormalizeReward(task="gsm8k")], ...)``) calls
 ``reward(completions=..., prompts=..., **dataset_columns)`` and logs the mean under
