@@ -122,3 +122,15 @@ def test_rewards_on_reasoning_shapes() -> None:
     assert mc(["<think>A?</think><answer>C</answer>", "<think>C", "<answer>A or C</answer>"], answer=["C"] * 3) == [
         1.0, -1.0, -1.0,
     ]
+
+
+def test_rewards_read_the_row_language() -> None:
+    reward = NormalizeReward(task="mgsm")
+    completions = [
+        "<think>48 + 24</think>\nAntwort: 72.\nProbe: 48 + 24 = 72, davon 24 im Mai.",
+        "<think>48 + 24</think>\nОтвет: 72.\nПроверка: 48 + 24 = 72, из них 24 в мае.",
+    ]
+    assert reward(completions, answer=["72", "72"], lang=["de", "ru"]) == [1.0, 1.0]
+    # no lang: the Russian marker is not read, and the last number is not the answer
+    assert reward(completions[1:], answer=["72"]) == [0.0]
+    assert compute_score("juletxara/mgsm", completions[1], "72", {"lang": "ru"})["score"] == 1.0
