@@ -15,6 +15,7 @@ from normalize.cli import add_format_option, add_pack_option, load_pack_from_arg
 from normalize.errors import UsageError
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack
+from normalize.row import read_lang
 from normalize.rows import all_invalid_reason, normalize_row
 from normalize.stream import (
     BIG_ROW_BYTES,
@@ -53,6 +54,7 @@ def register(sub: Any) -> None:
     add_pack_option(explain)
     explain.add_argument("--task", required=True, help="a task name (gsm8k) or task type (math)")
     explain.add_argument("--options", type=int, default=None, help="number of options (multiple choice)")
+    explain.add_argument("--lang", default=None, help="the row's language tag (ar, ja, pt-br): its answer markers apply")
     explain.add_argument("text", help="the raw model output; literal \\n stays literal; - reads it from stdin")
     add_format_option(explain, help_json="task, type, raw, trace, normalized, answer, status, reason, pack")
     explain.set_defaults(func=cmd_explain)
@@ -130,10 +132,10 @@ def shape_trace(out: dict[str, Any], mode: str) -> dict[str, Any]:
     return out
 
 
-def format_explanation(pack: Pack, text: str, task: str, options: int | None = None) -> str:
+def format_explanation(pack: Pack, text: str, task: str, options: int | None = None, lang: str | None = None) -> str:
     """A readable account of each rule that changed ``text``, then the result."""
-    result = pack.run(text, task, options=options)
-    lines = [f"task: {task} (type {result.task_type})", f"raw: {text!r}"]
+    result = pack.run(text, task, options=options, lang=read_lang(lang))
+    lines = [f"task: {task} (type {result.task_type})" + (f", lang {lang}" if lang else ""), f"raw: {text!r}"]
     if not result.trace:
         lines.append("no rule changed the text")
     for step in result.trace:
@@ -147,9 +149,9 @@ def format_explanation(pack: Pack, text: str, task: str, options: int | None = N
     return "\n".join(lines)
 
 
-def explanation_json(pack: Pack, text: str, task: str, options: int | None = None) -> dict[str, Any]:
+def explanation_json(pack: Pack, text: str, task: str, options: int | None = None, lang: str | None = None) -> dict[str, Any]:
     """What :func:`format_explanation` says, as JSON data."""
-    result = pack.run(text, task, options=options)
+    result = pack.run(text, task, options=options, lang=read_lang(lang))
     return {
         "task": task,
         "task_type": result.task_type,
@@ -167,9 +169,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     pack = load_pack_from_args(args)
     text = sys.stdin.read() if args.text == "-" else args.text
     if args.format == "json":
-        print(json.dumps(explanation_json(pack, text, args.task, args.options), ensure_ascii=False, indent=2))
+        print(json.dumps(explanation_json(pack, text, args.task, args.options, args.lang), ensure_ascii=False, indent=2))
     else:
-        print(format_explanation(pack, text, args.task, args.options))
+        print(format_explanation(pack, text, args.task, args.options, args.lang))
     return 0
 
 

@@ -154,6 +154,41 @@ def register(sub: Any) -> None:
     rules.add_argument("name", nargs="?", metavar="NAME", help="one rule or parser, shown in full")
     add_format_option(rules, help_json="a list of entries (one object with NAME)")
     rules.set_defaults(func=cmd_rules)
+    formats = sub.add_parser(
+        "formats", help="list the pack's answer formats: each language's marker tiers, letters, digits; tags and headers"
+    )
+    add_pack_option(formats)
+    add_format_option(formats, help_json="an object: languages and formats as the pack resolved them")
+    formats.set_defaults(func=cmd_formats)
+
+
+def cmd_formats(args: argparse.Namespace) -> int:
+    """``normalize formats``: the answer formats the pack holds (all of them in its hash)."""
+    pack = load_pack_from_args(args)
+    languages = dict(pack.resources.get("languages", {}))
+    formats = dict(pack.resources.get("formats", {}))
+    if args.format == "json":
+        print(json.dumps({"languages": languages, "formats": formats}, ensure_ascii=False, indent=2))
+        return 0
+    lines = [f"pack {pack.name} ({pack.short_hash}): {len(languages)} languages, {len(formats)} formats", "languages:"]
+    for name, overlay in sorted(languages.items()):
+        tiers = overlay.get("answer_markers", []) if isinstance(overlay, dict) else []
+        sizes = "/".join(str(len(t)) for t in tiers)
+        extra = []
+        if isinstance(overlay, dict) and overlay.get("option_letters"):
+            extra.append("letters " + " ".join(overlay["option_letters"]))
+        if isinstance(overlay, dict) and overlay.get("digits"):
+            extra.append(f"digits {overlay['digits']}")
+        if isinstance(overlay, dict) and overlay.get("parser_reads"):
+            extra.append("read by the choice parser")
+        lines.append(f"  {name}: marker tiers {sizes}" + (f"; {'; '.join(extra)}" if extra else ""))
+    lines.append("formats (tier: the best with an answer wins, within it the last):")
+    for name, entry in sorted(formats.items(), key=lambda kv: (kv[1].get("tier", 9), kv[0])):
+        kind = entry.get("kind")
+        shape = f"{entry.get('open')} … {entry.get('close')}" if kind == "tags" else f"{entry.get('open')} … {entry.get('ends', [])}"
+        lines.append(f"  {name}: {kind}, tier {entry.get('tier')}: {shape}")
+    print("\n".join(lines))
+    return 0
 
 
 def cmd_rules(args: argparse.Namespace) -> int:

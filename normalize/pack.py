@@ -57,6 +57,7 @@ from normalize.registry import (
     SectionError,
 )
 from normalize.row import Options, read_options_value
+from normalize.rules.extract import TRUNCATED_REASONING
 
 check_plain_frozen(ParseContext)
 
@@ -106,6 +107,13 @@ class _AbstentionEntry(_Strict):
     when: Literal["unparsed", "always"] = "unparsed"
 
 
+class _TaskEntry(_Strict):
+    """A task that maps to a task type with its own parser params (``mode: multi_select``)."""
+
+    type: str
+    parser_params: dict[str, Any] = Field(default_factory=dict)
+
+
 class _TaskTypeEntry(_Strict):
     chain: list[str | _RuleEntry]
     parser: str | _ParserEntry
@@ -122,9 +130,10 @@ class _PackFile(_Strict):
     modules: list[str] = Field(default_factory=list)
     include: list[str] = Field(default_factory=list)
     settings: Settings = Field(default_factory=Settings)
-    tasks: dict[str, str] = Field(default_factory=dict)
+    tasks: dict[str, str | _TaskEntry] = Field(default_factory=dict)
     task_types: dict[str, _TaskTypeEntry] = Field(default_factory=dict)
     languages: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    formats: dict[str, dict[str, Any]] = Field(default_factory=dict)
     aliases: dict[str, list[list[str]]] = Field(default_factory=dict)
     schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
     scoring: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -132,7 +141,7 @@ class _PackFile(_Strict):
     abstention: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
-_MERGED_SECTIONS = ("tasks", "task_types", "languages", "aliases", "schemas", "scoring", "abstention")
+_MERGED_SECTIONS = ("tasks", "task_types", "languages", "formats", "aliases", "schemas", "scoring", "abstention")
 
 
 # --------------------------------------------------------------------------- resolved pack
@@ -184,6 +193,15 @@ class Pack:
     resources: Mapping[str, Any] = field(default_factory=dict)
     #: Python modules the pack imported rules from (each allowed on the command line).
     modules: tuple[str, ...] = ()
+    #: Each task type's chain entries as the pack wrote them: (rule, params), re-resolved for a
+    #: row's language by :meth:`chain_for_lang`.
+    chain_entries: Mapping[str, tuple[tuple[str, Mapping[str, Any]], ...]] = field(default_factory=dict)
+    #: Tasks whose parser differs from their task type's (the pack's ``tasks: {T: {type, parser_params}}``).
+    task_parsers: Mapping[str, ParserSpec] = field(default_factory=dict)
+    #: :meth:`chain_for_lang`'s chains, by task type and primary language (filled as rows ask).
+    #: Not an init field, so a pack made by ``dataclasses.replace`` (the reverse check, ``normalize
+    #: diff``) starts with an empty cache instead of sharing chains narrowed from another chain.
+    _lang_chains: dict[tuple[str, str], Chain] = field(default_factory=dict, compare=False, repr=False, init=False)
 
     # ---- identity
 
@@ -197,6 +215,11 @@ class Pack:
             "aliases": {k: [list(g) for g in v] for k, v in sorted(self.aliases.items())},
             "schemas": dict(sorted(self.schemas.items())),
             "scoring": {k: dict(v) for k, v in sorted(self.scoring.items())},
+            "task_parsers": {k: v.to_json() for k, v in sorted(self.task_parsers.items())},
+            # what a row's lang narrows a chain to (see chain_for_lang), and the verdict shapes
+            # no chain step holds
+            "languages": dict(sorted(self.resources.get("languages", {}).items())),
+            "formats": dict(sorted(self.resources.get("formats", {}).items())),
             "unicode": unicodedata.unidata_version,
         } | ({"modules": sorted(self.modules)} if self.modules else {})
 
@@ -243,10 +266,61 @@ class Pack:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UsageError(f"unknown task {task!r}: not a task type or a task in pack {self.name!r}{hint}")
 
-    def chain(self, task: str, *, schema: Mapping[str, Any] | str | None = None) -> Chain:
-        """The chain of ``task``'s type; with a row ``schema``, the chain that applies it."""
-        chain = self.task_types[self.task_type_of(task)].chain
+    def chain(
+        self, task: str, *, schema: Mapping[str, Any] | str | None = None, lang: str | None = None
+    ) -> Chain:
+        """The chain of ``task``'s type; for a row's ``lang``, narrowed to it
+        (:meth:`chain_for_lang`); with a row ``schema``, the chain that applies it."""
+        task_type = self.task_type_of(task)
+        chain = self.task_types[task_type].chain if lang is None else self.chain_for_lang(task_type, lang)
         return chain if schema is None else self._with_row_schema(chain, schema)
+
+    def chain_for_lang(self, task_type: str, lang: str | None) -> Chain:
+        """The chain of ``task_type`` for a row whose language is ``lang``.
+
+        The rules that read the pack's languages (a ``resolve`` hook and a ``languages``
+        param: the marker rules) are resolved again with the row's primary language tag (``pt``
+        of ``pt-br``): ``lang`` in their ``languages`` stands for it, and what they list is
+        narrowed to it and English (:func:`normalize.rules.extract.marker_languages`; the shipped
+        chains list ``[en, zh, lang]``).  A language the pack does not define, or ``None``,
+        leaves the chain as the pack wrote it.  Deterministic
+        from the hashed configuration (the languages are part of the hash), so a result that
+        records its ``lang`` replays with the same chain.
+
+        >>> pack = load_pack()
+        >>> pack.chain_for_lang("math", "xx-yy") is pack.task_types["math"].chain
+        True
+        """
+        base = self.task_types[task_type].chain
+        if lang is None:
+            return base
+        primary = lang.split("-", 1)[0]
+        languages = self.resources.get("languages", {})
+        if primary not in languages:
+            return base
+        key = (task_type, primary)
+        chain = self._lang_chains.get(key)
+        if chain is None:
+            chain = self._lang_chains[key] = self._narrowed(task_type, base, primary)
+        return chain
+
+    def _narrowed(self, task_type: str, base: Chain, primary: str) -> Chain:
+        entries = self.chain_entries.get(task_type)
+        if entries is None or len(entries) != len(base.specs):
+            return base
+        resources = {**self.resources, "lang": primary}
+        specs: list[RuleSpec] = []
+        for spec, (name, params) in zip(base.specs, entries, strict=True):
+            definition = REGISTRY.rules.get(name)
+            if definition is None or definition.resolve is None or "languages" not in definition.params_model.model_fields:
+                specs.append(spec)
+                continue
+            if build_spec(name, params, self.resources) != spec:  # a chain changed after loading (replace):
+                specs.append(spec)  # its entry no longer says what this step is, so it is not narrowed
+                continue
+            narrowed = build_spec(name, params, resources)
+            specs.append(spec if narrowed == spec else narrowed)
+        return Chain(tuple(specs))
 
     def _with_row_schema(self, chain: Chain, schema: Mapping[str, Any] | str) -> Chain:
         """``chain`` with a row's JSON Schema applied exactly like a pack schema.
@@ -293,6 +367,7 @@ class Pack:
         task_type: str | None = None,
         schema: Mapping[str, Any] | str | None = None,
         lang: str | None = None,
+        reasoning: str | None = None,
     ) -> Result:
         """Normalize one output and parse it strictly (``task_type``: already resolved from ``task``).
 
@@ -301,8 +376,13 @@ class Pack:
         ``schema``: the row's own JSON Schema (or a name in the pack's ``schemas:``), applied
         like a pack schema; it is kept in ``result.extra["schema"]`` so the result replays.  A
         bad ``options`` or ``schema`` gives status ``invalid`` naming it.
-        ``lang``: the row's language tag (read by :func:`normalize.row.read_lang`), passed to the
-        parser; when given it is kept in ``result.extra["lang"]`` so the result replays.
+        ``lang``: the row's language tag (read by :func:`normalize.row.read_lang`): the chain is
+        narrowed to it (:meth:`chain_for_lang`) and it is passed to the parser; when given it is
+        kept in ``result.extra["lang"]`` so the result replays.
+        ``reasoning``: reasoning the server returned apart (``reasoning_content``): never read
+        for an answer, kept in ``result.extra["reasoning_content"]``; with an empty output it
+        makes the row ``no_answer`` with the reason ``truncated_reasoning`` (the budget ran out
+        while the model was still reasoning).
 
         >>> r = load_pack().run("The answer is (B).", task="multiple_choice", options=4)
         >>> r.answer, r.status
@@ -316,9 +396,19 @@ class Pack:
             task_type = self.task_type_of(task)
         t = self.task_types[task_type]
         extra: dict[str, Any] = {}
+        chain = t.chain
         if lang is not None:
             extra["lang"] = lang
-        chain = t.chain
+            chain = self.chain_for_lang(task_type, lang)
+        if reasoning is not None:
+            extra["reasoning_content"] = reasoning
+            if isinstance(text, str) and not text.strip() and reasoning.strip():
+                return Result(
+                    raw=text, text=None, status=st.NO_ANSWER, trace=(), task=task, task_type=task_type,
+                    reason=f"{TRUNCATED_REASONING}: the output is empty and its reasoning (reasoning_content, "
+                    f"{len(reasoning)} characters) is never read for an answer",
+                    rules_hash=self.hash, extra=extra,
+                )
         if schema is not None:
             extra["schema"] = schema
             try:
@@ -346,7 +436,8 @@ class Pack:
                 extra.update(notes)
                 if status == st.OK and normalized is not None:
                     restart_budget()
-                    status, reason, answer, parsed_extra = self._parse(t.parser, normalized, options, notes, lang)
+                    parser = self.task_parsers.get(task, t.parser) if self.task_parsers else t.parser
+                    status, reason, answer, parsed_extra = self._parse(parser, normalized, options, notes, lang)
                     extra.update(parsed_extra)
                     # a stated answer stands, unless any text parses (``when: always``) or the
                     # answer is only a solution's last number (a final sentence may abstain)
@@ -460,7 +551,8 @@ class Pack:
         schema the result was run with, if any)."""
         if result.raw is None:
             return None
-        chain = self.chain(result.task_type, schema=result.extra.get("schema"))
+        lang = result.extra.get("lang")
+        chain = self.chain(result.task_type, schema=result.extra.get("schema"), lang=lang if isinstance(lang, str) else None)
         return replay(chain, result.raw, result.trace, timeout=self.settings.regex_timeout)
 
     def alias_groups(self) -> tuple[tuple[str, ...], ...]:
@@ -700,6 +792,7 @@ def _resolve(
     }
     resources: dict[str, Any] = {
         "languages": model.languages,
+        "formats": model.formats,
         "schemas": schemas,
         "aliases": model.aliases,
     }
@@ -708,6 +801,7 @@ def _resolve(
             if len(group) < 2:
                 raise fail(("aliases", table, gi), "an alias group needs at least two equivalent answers")
     task_types: dict[str, TaskType] = {}
+    chain_entries: dict[str, tuple[tuple[str, Mapping[str, Any]], ...]] = {}
     for type_name, entry in model.task_types.items():
         if type_name not in TASK_TYPES:
             raise fail(("task_types", type_name), f"unknown task type {type_name!r}; known: {', '.join(TASK_TYPES)}")
@@ -728,13 +822,30 @@ def _resolve(
             except ValueError as exc:
                 raise fail(("task_types", type_name, "abstention"), str(exc)) from None
         task_types[type_name] = TaskType(type_name, Chain(specs), parser, abstention)
-    for task, type_name in model.tasks.items():
+        chain_entries[type_name] = tuple(
+            (item, {}) if isinstance(item, str) else (item.rule, dict(item.params)) for item in entry.chain
+        )
+    tasks: dict[str, str] = {}
+    task_parsers: dict[str, ParserSpec] = {}
+    for task, task_entry in model.tasks.items():
+        type_name = task_entry if isinstance(task_entry, str) else task_entry.type
+        tasks[task] = type_name
         if type_name not in task_types:
             close = difflib.get_close_matches(type_name, list(task_types), n=1)
             raise fail(("tasks", task), f"task {task!r} maps to unknown task type {type_name!r}"
                        + (f"; did you mean {close[0]!r}?" if close else ""))
+        if not isinstance(task_entry, str) and task_entry.parser_params:
+            base = task_types[type_name].parser
+            definition = REGISTRY.parser(base.name)
+            try:
+                params = definition.params_model.model_validate({**base.params.model_dump(), **task_entry.parser_params})
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                raise fail(("tasks", task, "parser_params"), f"task {task!r}: parser {base.name!r} parameter "
+                           f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+            task_parsers[task] = ParserSpec(base.name, base.version, params)
     _validate_check_section(model.check, fail)
-    kinds = {**{t: t for t in task_types}, **model.tasks}
+    kinds = {**{t: t for t in task_types}, **tasks}
     for section_name, validator in REGISTRY.sections.items():
         value = merged.get(section_name)
         if isinstance(value, dict) and value:
@@ -745,7 +856,8 @@ def _resolve(
     return Pack(
         name=model.name,
         settings=model.settings,
-        tasks=dict(model.tasks),
+        tasks=tasks,
+        task_parsers=task_parsers,
         task_types=task_types,
         aliases={k: tuple(tuple(g) for g in v) for k, v in model.aliases.items()},
         schemas=schemas,
@@ -754,6 +866,7 @@ def _resolve(
         check_config=dict(model.check),
         resources=resources,
         modules=imported,
+        chain_entries=chain_entries,
     )
 
 

@@ -100,13 +100,16 @@ class Row:
     lang: str | None = None
     #: Items sharing a passage or source (the bootstrap resamples clusters); a label, so ``3`` reads ``"3"``.
     cluster: str | None = None
+    #: The reasoning an OpenAI-compatible server returned apart from the output
+    #: (``reasoning_content``, or ``reasoning``): never read for an answer, kept on the result.
+    reasoning: str | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], line: int = 0) -> Row:
         """A row from any JSON object, never raising: unusable fields read as absent.
 
         >>> Row.from_mapping({"task": "", "options": 4.5, "run": 2, "model_a": ""})
-        Row(task=None, output=None, options=None, id=None, target=None, aliases=None, line=0, task_type=None, run='2', turn=None, model_a=None, model_b=None, model=None, lang=None, cluster=None)
+        Row(task=None, output=None, options=None, id=None, target=None, aliases=None, line=0, task_type=None, run='2', turn=None, model_a=None, model_b=None, model=None, lang=None, cluster=None, reasoning=None)
         """
         task, output = data.get("task"), data.get("output")
         try:
@@ -162,11 +165,26 @@ def _plain_fields(data: Mapping[str, Any]) -> dict[str, Any]:
         **{name: _name(data.get(name)) for name in ("model_a", "model_b", "model")},
         "lang": read_lang(data.get("lang")),
         "cluster": None if data.get("cluster") is None else _label(data["cluster"]),
+        "reasoning": read_reasoning(data),
     }
 
 
 def _label(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+def read_reasoning(data: Mapping[str, Any]) -> str | None:
+    """A row's separately returned reasoning: ``reasoning_content`` (DeepSeek, vLLM, SGLang),
+    else ``reasoning`` (OpenRouter, newer vLLM); ``None`` when neither is a string.
+
+    >>> read_reasoning({"reasoning_content": "Let me think"}), read_reasoning({"reasoning": 3})
+    ('Let me think', None)
+    """
+    for key in ("reasoning_content", "reasoning"):
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def read_lang(value: Any) -> str | None:
@@ -186,4 +204,4 @@ def _name(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-__all__ = ["Options", "Row", "RowError", "read_lang", "read_options", "read_options_value"]
+__all__ = ["Options", "Row", "RowError", "read_lang", "read_options", "read_options_value", "read_reasoning"]

@@ -86,7 +86,8 @@ def normalize_typed(pack: Pack, row: InputRow) -> Normalized:
     except ValueError as exc:
         return invalid(f"line {row.line}: {exc}")
     result = pack.run(
-        parsed.output, parsed.task or "", options=parsed.options, task_type=task_type, schema=schema, lang=parsed.lang
+        parsed.output, parsed.task or "", options=parsed.options, task_type=task_type, schema=schema, lang=parsed.lang,
+        reasoning=parsed.reasoning,
     )
     out.update(result.to_json())
     out["task_type"] = result.task_type

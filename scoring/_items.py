@@ -10,6 +10,7 @@ from normalize import Result
 from normalize import status as st
 from normalize.pack import canonical_json
 from normalize.row import Options, Row
+from normalize.rules.extract import TRUNCATED_REASONING
 from normalize.status import Status
 from scoring._textsim import TextSettings
 from scoring.metrics import SCORED, Outcome, Scored
@@ -55,6 +56,8 @@ class Item:
     #: report counts where they disagree (the SQuAD metrics against the official script's).
     correct: bool | None = None
     alternatives: Mapping[str, bool] | None = None
+    #: No answer because the output is all unfinished reasoning (reason ``truncated_reasoning``).
+    truncated_reasoning: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,12 +151,21 @@ def item_of(scored: Scored) -> Item:
         alternatives=score.alternatives if score.outcome == SCORED else None,
         cluster=row.cluster,
         json_failure=json_failure(scored.result) if row.task_type == "structured_json" else None,
+        truncated_reasoning=truncated_reasoning(scored.result),
     )
+
+
+def truncated_reasoning(result: Result | None) -> bool:
+    """Whether the row has no answer because the token budget ran out while the model was still
+    reasoning (an unclosed ``<think>`` block, or an empty output beside ``reasoning_content``)."""
+    return result is not None and result.status == st.NO_ANSWER and TRUNCATED_REASONING in (result.reason or "")
 
 
 def found_by(result: Result | None) -> str | None:
     """How the chain found the answer statement (``extra.found_by`` of the result), or None."""
     method = None if result is None else result.extra.get("found_by")
+    if result is not None and method == "last_number" and isinstance(result.extra.get("answer_format"), str):
+        return "answer_format"  # the number a named format (<answer>…</answer>) encloses: stated
     return method if isinstance(method, str) else None
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from normalize import Result
 from normalize.engine import Chain, RuleFailure, apply_rule
-from normalize.pack import Pack, TaskType
+from normalize.pack import Pack
 from scoring.metrics import MathVerifier, Score, Scored, score_result
 
 __all__ = ["METHOD", "rule_effects"]
@@ -53,7 +53,7 @@ class _Ablations:
         key = (task_type, index)
         if key not in self._packs:
             kind = self.pack.task_types[task_type]
-            rest = TaskType(kind.name, Chain(kind.chain.specs[index + 1:]), kind.parser)
+            rest = dataclasses.replace(kind, chain=Chain(kind.chain.specs[index + 1:]))
             self._packs[key] = dataclasses.replace(self.pack, task_types={**self.pack.task_types, task_type: rest})
         return self._packs[key]
 

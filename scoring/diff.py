@@ -158,6 +158,11 @@ def pack_differences(old: Pack, new: Pack) -> list[Difference]:
                     param=param)
         else:
             add("parser", name, f"{name}: parser {p.name}.v{p.version}→{q.name}.v{q.version}", p, q)
+    for name in sorted(set(old.task_types) & set(new.task_types)):
+        a_ab, b_ab = old.task_types[name].abstention, new.task_types[name].abstention
+        if _json_of(a_ab) != _json_of(b_ab):
+            add("abstention", name, f"{name}: abstention {'changed' if a_ab and b_ab else 'added' if b_ab else 'removed'}",
+                a_ab, b_ab)
     for name in sorted(set(old.task_types) ^ set(new.task_types)):
         there = name in new.task_types
         add("task_type", name, f"task type {name} {'added' if there else 'removed'}",
@@ -166,6 +171,17 @@ def pack_differences(old: Pack, new: Pack) -> list[Difference]:
         a_t, b_t = old.tasks.get(task), new.tasks.get(task)
         if a_t != b_t:
             add("task", task, f"task {task}: {a_t or '(none)'}→{b_t or '(none)'}", a_t, b_t)
+    for task in sorted(set(old.task_parsers) | set(new.task_parsers)):
+        a_p, b_p = old.task_parsers.get(task), new.task_parsers.get(task)
+        if _json_of(a_p) != _json_of(b_p):
+            add("task_parser", task, f"task {task}: parser {_json_of(a_p) or '(its type)'}→{_json_of(b_p) or '(its type)'}",
+                a_p, b_p)
+    for resource, label in (("languages", "language"), ("formats", "format")):
+        a_r: Mapping[str, Any] = old.resources.get(resource, {})
+        b_r: Mapping[str, Any] = new.resources.get(resource, {})
+        for key in sorted(set(a_r) | set(b_r)):
+            if _plain(a_r.get(key)) != _plain(b_r.get(key)):
+                add(resource, key, f"{label} {key}", a_r.get(key), b_r.get(key))
     for section, label in (("aliases", "alias table"), ("schemas", "schema"), ("scoring", "scoring")):
         a_map: Mapping[str, Any] = getattr(old, section)
         b_map: Mapping[str, Any] = getattr(new, section)
@@ -178,6 +194,11 @@ def pack_differences(old: Pack, new: Pack) -> list[Difference]:
     for key in _changed_params(a_s, b_s):
         add("settings", key, f"setting {key}: {a_s[key]}→{b_s[key]}", a_s[key], b_s[key])
     return out
+
+
+def _json_of(value: Any) -> Any:
+    """A task type's abstention or a parser spec as JSON (``None`` stays ``None``)."""
+    return None if value is None else value.to_json()
 
 
 def _plain(value: Any) -> Any:
@@ -224,7 +245,10 @@ def apply_differences(old: Pack, new: Pack, chosen: Iterable[Difference]) -> Pac
                     parser = ParserSpec(parser.name, parser.version, model.model_validate(dumped))
                 except ValidationError:  # params valid together in the new pack, not in this combination
                     return None
-        task_types[name] = TaskType(base.name, chain, parser)
+        task_types[name] = dataclasses.replace(base, chain=chain, parser=parser)  # abstention kept
+    for d in picked:
+        if d.section == "abstention" and d.key in task_types:
+            task_types[d.key] = dataclasses.replace(task_types[d.key], abstention=d.new)
     for d in picked:
         if d.section == "task_type":
             if d.new is None:
@@ -232,9 +256,12 @@ def apply_differences(old: Pack, new: Pack, chosen: Iterable[Difference]) -> Pac
             else:
                 task_types[d.key] = d.new
     maps: dict[str, dict[str, Any]] = {"tasks": dict(old.tasks), "aliases": dict(old.aliases),
-                                       "schemas": dict(old.schemas), "scoring": dict(old.scoring)}
+                                       "schemas": dict(old.schemas), "scoring": dict(old.scoring),
+                                       "task_parsers": dict(old.task_parsers),
+                                       "languages": dict(old.resources.get("languages", {})),
+                                       "formats": dict(old.resources.get("formats", {}))}
     for d in picked:
-        section = "tasks" if d.section == "task" else d.section
+        section = {"task": "tasks", "task_parser": "task_parsers"}.get(d.section, d.section)
         if section in maps:
             if d.new is None:
                 maps[section].pop(d.key, None)
@@ -252,14 +279,17 @@ def apply_differences(old: Pack, new: Pack, chosen: Iterable[Difference]) -> Pac
     everything = ids == set(range(len(pack_differences(old, new)))) if picked else False
     return dataclasses.replace(old, name=new.name if everything else old.name, settings=settings, tasks=maps["tasks"],
                                task_types=task_types, aliases=maps["aliases"], schemas=maps["schemas"],
-                               scoring=maps["scoring"])
+                               scoring=maps["scoring"], task_parsers=maps["task_parsers"],
+                               resources={**old.resources, "languages": maps["languages"], "formats": maps["formats"]})
 
 
 def _relevant(differences: Sequence[Difference], task: str | None, kinds: set[str]) -> list[Difference]:
     """The differences that can change a row of ``task`` run as one of ``kinds``."""
     out = []
     for d in differences:
-        if d.section in ("chain", "parser", "task_type") and d.key not in kinds:
+        if d.section in ("chain", "parser", "task_type", "abstention") and d.key not in kinds:
+            continue
+        if d.section == "task_parser" and d.key != task:
             continue
         if d.section == "task" and d.key != task:
             continue

@@ -129,7 +129,7 @@ class _Intervals:
 
 
 #: Ways of finding an answer that count as a stated answer (strict parse rate).
-STRICT_METHODS: Final = ("marker", "boxed")
+STRICT_METHODS: Final = ("marker", "boxed", "answer_format")
 
 
 #: How structured-output items are counted apart (the report's ``structured`` block, in this order).
@@ -212,6 +212,7 @@ class _Group:
         self.single_parsed = 0  # items of several samples decided by the one sample that parsed
         self.clusters: list[str | None] | None = None  # per scorable item, once one item has a cluster
         self.structured: Counter[str] = Counter()  # structured_json items: malformed, schema_invalid, ...
+        self.truncated_reasoning = 0  # no answer: the budget ran out inside the reasoning
 
     def add_sections(self, item: Item) -> None:
         if item.text is not None or item.ranking is not None or item.judge is not None:
@@ -223,6 +224,7 @@ class _Group:
         self.n += 1
         self.n_samples += item.n_samples
         self.statuses[item.status] += 1
+        self.truncated_reasoning += item.truncated_reasoning
         self.outcomes[item.outcome] += 1
         if item.task_type is not None:
             self.types.add(item.task_type)
@@ -299,6 +301,7 @@ class _Group:
             "n_samples": self.n_samples,
             "statuses": {s: statuses[s] for s in (*ALL_STATUSES, *sorted(set(statuses) - set(ALL_STATUSES)))
                          if statuses[s]},
+            "truncated_reasoning": self.truncated_reasoning,
             "no_target": self.outcomes[NO_TARGET],
             "bad_target": self.outcomes[BAD_TARGET],
             "scorable": len(scorable),
@@ -324,7 +327,8 @@ class _Group:
             "runs": None,
             "metric_comparisons": self.comparison_stats(),
         }
-        if types == ["multiple_choice"] and scorable and mode in _SINGLE_ANSWER_MODES:
+        # a multi-select row (metric choice_set) has no 1/K chance baseline
+        if types == ["multiple_choice"] and scorable and mode in _SINGLE_ANSWER_MODES and "choice_set" not in self.metrics:
             self._add_chance(stats, scorable, interval)
         if self.run_labels:
             stats["runs"] = self._run_spread(cv_threshold)
@@ -662,6 +666,8 @@ def _notes(report: Mapping[str, Any]) -> list[str]:
         label = group["name"] if group["level"] != "task_type" else f"type:{group['name']}"
         statuses = ", ".join(f"{k} {v}" for k, v in group["statuses"].items())
         extra = [f"{name} {group[name]}" for name in ("no_target", "bad_target", "ties") if group[name]]
+        if group.get("truncated_reasoning"):
+            extra.append(f"truncated_reasoning {group['truncated_reasoning']} (no_answer: the budget ran out while reasoning)")
         line = f"{label}: {statuses}" + (f"; {', '.join(extra)}" if extra else "")
         if group["metrics"]:
             line += f"; metric {', '.join(group['metrics'])}"

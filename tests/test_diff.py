@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,47 +13,39 @@ import pytest
 
 from normalize._io import read_jsonl
 from normalize.pack import default_pack_path, load_pack
+from normalize.registry import REGISTRY
 from scoring.cli import main
 from scoring.diff import apply_differences, diff_packs, pack_differences
 
 SAMPLES = default_pack_path().parent / "samples"
 
-#: The shipped pack with one rule taken out of the math chain (remove_think_blocks).
-NO_THINK = """\
-name: no-think
-extends: shipped:default
-task_types:
-  math:
-    chain:
-      - rule: extract_math_answer
-        params: {languages: [en, zh]}
-      - unescape_newlines
-      - remove_invisible_chars
-      - strip_markdown
-      - to_halfwidth
-      - normalize_nfkc
-      - rule: normalize_whitespace
-        params: {newlines: collapse}
-      - convert_chinese_numerals
-    parser: math
-"""
+def _shipped_type(name: str) -> str:
+    """The shipped default pack's YAML block of task type ``name`` (under ``task_types:``), as written."""
+    text = default_pack_path().read_text(encoding="utf-8")
+    section = text[text.index("\ntask_types:\n"):]
+    start = section.index(f"\n  {name}:\n") + 1
+    following = re.search(r"\n  [a-z_]+:\n|\n[a-z_]+:", section[start + 1:])
+    return section[start:start + 1 + following.start() + 1] if following else section[start:]
+
+
+def _without(block: str, line: str) -> str:
+    assert line in block, line
+    return block.replace(line, "", 1)
+
+
+#: The shipped pack with one rule taken out of the math chain (remove_think_blocks); written from
+#: the shipped block itself, so the chain stays the shipped one but for that rule.
+NO_THINK = "name: no-think\nextends: shipped:default\ntask_types:\n" + _without(
+    _shipped_type("math"), "      - remove_think_blocks\n")
 
 #: Several differences at once: the math change above, no extract_boxed for multiple choice, a parser param.
-SEVERAL = NO_THINK.replace("name: no-think", "name: several") + """\
-  multiple_choice:
-    chain:
-      - remove_think_blocks
-      - rule: extract_answer_marker
-        params: {languages: [en], conflict: keep, include_marker: true, unescape: true}
-      - unescape_newlines
-      - remove_invisible_chars
-      - strip_markdown
-      - unify_quotes
-      - to_halfwidth
-      - normalize_nfkc
-      - normalize_whitespace
-    parser: {name: choice, params: {default_options: 10}}
-"""
+SEVERAL = NO_THINK.replace("name: no-think", "name: several") + _without(
+    _shipped_type("multiple_choice"), "      - extract_boxed\n"
+).replace("languages: [en, zh, lang], conflict: keep", "languages: [en], conflict: keep", 1).replace(
+    "    parser: choice\n", "    parser: {name: choice, params: {default_options: 10}}\n", 1)
+
+#: The label of the difference NO_THINK makes.
+THINK = f"math: remove_think_blocks.v{REGISTRY.rule('remove_think_blocks').version} removed"
 
 
 def _write(path: Path, text: str) -> Path:
@@ -83,7 +76,7 @@ def test_every_difference_applied_gives_the_new_pack(tmp_path: Path) -> None:
     old, new = load_pack(), load_pack(_write(tmp_path / "several.yaml", SEVERAL))
     diffs = pack_differences(old, new)
     labels = [d.label for d in diffs]
-    assert "math: remove_think_blocks.v1 removed" in labels
+    assert THINK in labels
     assert "multiple_choice: extract_boxed.v1 removed" in labels
     assert "multiple_choice: parser choice param default_options" in labels
     assert any(label.startswith("multiple_choice: extract_answer_marker params") for label in labels)
@@ -94,8 +87,9 @@ def test_every_difference_applied_gives_the_new_pack(tmp_path: Path) -> None:
     assert reverted is not None and reverted.hash == old.hash
     nothing = apply_differences(old, new, [])
     assert nothing is not None and nothing.hash == old.hash
-    one = apply_differences(old, new, [d for d in diffs if d.label == "math: remove_think_blocks.v1 removed"])
-    assert one is not None and next(s.name for s in one.task_types["math"].chain.specs) == "extract_math_answer"
+    one = apply_differences(old, new, [d for d in diffs if d.label == THINK])
+    assert one is not None and one.task_types["math"].chain == new.task_types["math"].chain
+    assert "remove_think_blocks" not in [spec.name for spec in one.task_types["math"].chain.specs]
     assert one.task_types["multiple_choice"] == old.task_types["multiple_choice"]
 
 
@@ -103,10 +97,10 @@ def test_one_changed_rule_is_the_cause_of_every_flip(tmp_path: Path) -> None:
     old, new = load_pack(), load_pack(_write(tmp_path / "no-think.yaml", NO_THINK))
     rows = read_jsonl(_sample_rows(tmp_path, "math.jsonl", "multiple_choice.jsonl"))
     doc = diff_packs(old, new, rows, n_resamples=50)
-    assert [d["label"] for d in doc["differences"]] == ["math: remove_think_blocks.v1 removed"]
+    assert [d["label"] for d in doc["differences"]] == [THINK]
     assert doc["rows_replayed"] >= 4  # the think rows at least
     assert doc["overall"]["flips"]["right→wrong"] + doc["overall"]["flips"]["parsed→unparsed"] >= 4
-    assert [c["cause"] for c in doc["causes"]] == ["math: remove_think_blocks.v1 removed"]
+    assert [c["cause"] for c in doc["causes"]] == [THINK]
     assert doc["causes"][0]["rows"] == doc["rows_replayed"]
     assert doc["rows_unexplained_by_any_combination"] == 0
     # multiple-choice rows are untouched by a math change: identical, never replayed
@@ -120,7 +114,7 @@ def test_each_flip_goes_to_the_difference_that_alone_explains_it(tmp_path: Path)
     rows = read_jsonl(_sample_rows(tmp_path, "math.jsonl", "multiple_choice.jsonl"))
     doc = diff_packs(old, new, rows, n_resamples=50)
     by_label = {c["cause"]: c for c in doc["causes"]}
-    think = by_label["math: remove_think_blocks.v1 removed"]
+    think = by_label[THINK]
     assert think["rows"] >= 4
     assert all(e["task"] in ("gsm8k", "math") for e in think["examples"])
     # no math row is put down to a multiple-choice difference, and the reverse
@@ -144,13 +138,13 @@ def test_cli_json_text_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[st
                  "--html", str(html)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["old"]["spec"] == "shipped:default" and doc["new"]["name"] == "no-think"
-    assert doc["causes"][0]["cause"] == "math: remove_think_blocks.v1 removed"
+    assert doc["causes"][0]["cause"] == THINK
     page = html.read_text(encoding="utf-8")
-    assert '<section id="diff">' in page and "remove_think_blocks.v1 removed" in page
+    assert '<section id="diff">' in page and THINK.removeprefix("math: ") in page
     assert "<think>" not in page and "&lt;think&gt;" in page  # outputs are escaped
     assert main(["diff", "shipped:default", str(pack), str(rows), "--bootstrap", "30"]) == 0
     text = capsys.readouterr().out
-    assert "causes of the flipped verdicts" in text and "math: remove_think_blocks.v1 removed" in text
+    assert "causes of the flipped verdicts" in text and THINK in text
     assert "overall" in text and "new − old" in text
 
 
@@ -174,8 +168,8 @@ def test_two_versions_of_a_pack_from_git(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["diff", "HEAD~1:packs/mine.yaml", "HEAD:packs/mine.yaml", str(rows), "--format", "json",
                  "--bootstrap", "20"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert [d["label"] for d in doc["differences"]] == ["math: remove_think_blocks.v1 added"]
-    assert doc["causes"][0]["cause"] == "math: remove_think_blocks.v1 added" and doc["overall"]["flips"]["wrong→right"]
+    assert [d["label"] for d in doc["differences"]] == [THINK.replace("removed", "added")]
+    assert doc["causes"][0]["cause"] == THINK.replace("removed", "added") and doc["overall"]["flips"]["wrong→right"]
     # the working tree's file is read as a file; outside the repository and bad revisions are refused
     assert main(["diff", "HEAD~1:packs/mine.yaml", "packs/mine.yaml", str(rows), "--bootstrap", "20"]) == 0
     capsys.readouterr()
@@ -200,7 +194,7 @@ def test_the_diff_is_a_section_of_the_html_report(tmp_path: Path) -> None:
     report = build_report([item_of(s) for s in scored], new, n_resamples=20)
     html = render_html(new, [ReportRun("new", str(path), outs, scored, report)], diff=doc)
     assert '<a href="#diff">Pack diff</a>' in html and '<section id="diff">' in html
-    assert "math: remove_think_blocks.v1 removed" in html.split('<section id="diff">', 1)[1]
+    assert THINK in html.split('<section id="diff">', 1)[1]
 
 
 def test_diff_intervals_resample_clusters(tmp_path: Path) -> None:

@@ -84,7 +84,6 @@ def test_rules_are_registered_in_the_extract_stage_with_their_scope() -> None:
         ("<THINK>upper</Think>B", "B"),
         ("<thinking>\nplan\n</thinking>\nAnswer: C", "Answer: C"),
         ("Answer: 4\n\n<think>let me double-check, 2+2", "Answer: 4"),
-        ("<think>the model ran out of tokens here", ""),
         ("First I add 2 and 2 ...\n</think>\n\n答案是 4", "答案是 4"),
         ("a</think>b</think>c", "c"),
         ("<think>a</think>", ""),
@@ -100,6 +99,18 @@ def test_rules_are_registered_in_the_extract_stage_with_their_scope() -> None:
 )
 def test_remove_think_blocks(raw: str, expected: str) -> None:
     assert remove_think_blocks(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "raw", ["<think>the model ran out of tokens here", "  \n<think>so the answer is 4", "</think> <think>a", "<think>a</think>\n<think>b"]
+)
+def test_remove_think_blocks_refuses_unfinished_reasoning(raw: str) -> None:
+    """All reasoning, unfinished (the budget ran out): no_answer with reason truncated_reasoning."""
+    from normalize.errors import RejectText
+
+    with pytest.raises(RejectText, match=r"^no_answer: truncated_reasoning") as refused:
+        remove_think_blocks(raw)
+    assert refused.value.status == "no_answer"
 
 
 @pytest.mark.parametrize(
@@ -531,8 +542,20 @@ def _marker_rule(text: str) -> str:
     return extract_answer_marker(text, MARKERS)
 
 
+
+def _refusal_as_empty(fn: Callable[[str], str], text: str) -> str:
+    """``fn(text)``, or "" where it refuses all-reasoning output (the one refusal a rule here
+    may give: a recorded status, never a crash)."""
+    from normalize.errors import RejectText
+
+    try:
+        return fn(text)
+    except RejectText as refused:
+        assert refused.status == "no_answer" and refused.reason.startswith("truncated_reasoning"), refused
+        return ""
+
 RULES: dict[str, Callable[[str], str]] = {
-    "remove_think_blocks": remove_think_blocks,
+    "remove_think_blocks": lambda t: _refusal_as_empty(remove_think_blocks, t),
     "extract_answer_marker": _marker_rule,
     "extract_boxed": extract_boxed,
     "extract_boxed_keep": lambda t: extract_boxed(t, BoxedParams(conflict="keep")),

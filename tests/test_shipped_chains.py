@@ -52,8 +52,8 @@ def test_deeply_nested_and_long_inputs_do_not_crash() -> None:
     "old,new",
     [
         ("      - convert_chinese_numerals\n    # LaTeX", "      - convert_chinese_numerals\n      - canonicalize_numbers\n    # LaTeX"),
-        ("      - rule: extract_math_answer\n        params: {languages: [en, zh]}\n",
-         "      - rule: extract_math_answer\n        params: {languages: [en, zh], final_tiers: 1}\n"),
+        ("      - rule: extract_math_answer\n        params: {languages: [en, zh, lang]}\n",
+         "      - rule: extract_math_answer\n        params: {languages: [en, zh, lang], final_tiers: 1}\n"),
         ("    parser: math\n", "    parser: {name: math, params: {timeout: 5.0}}\n"),
         ("  gsm8k:\n    percent_bare: true\n", "  gsm8k:\n    percent_bare: false\n"),
         ("  places_zh:\n    - [北京, 北京市]\n", "  places_zh:\n    - [北京, 北京市, 京]\n"),

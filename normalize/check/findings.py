@@ -66,9 +66,11 @@ def observe(
     task: str,
     options: tuple[str, ...] | int | None,
     schema: Mapping[str, Any] | str | None = None,
+    lang: str | None = None,
 ) -> Observed:
-    """Run ``pack`` on one output (with its row's schema, if any) and keep what decides a score."""
-    result = pack.run(text, task, options=options, schema=schema)
+    """Run ``pack`` on one output (with its row's schema and language, if any) and keep what
+    decides a score."""
+    result = pack.run(text, task, options=options, schema=schema, lang=lang)
     return Observed(result.text, as_json_data(result.answer), result.status)
 
 
@@ -78,7 +80,7 @@ Baseline = Mapping[str, tuple[Observed, ...]]
 def compute_baseline(pack: Pack, samples: SampleSet) -> dict[str, tuple[Observed, ...]]:
     """Each task type's result on each of its samples, in file order (computed once, reused)."""
     return {
-        task_type: tuple(observe(pack, s.output, s.task, s.options, s.schema) for s in rows)
+        task_type: tuple(observe(pack, s.output, s.task, s.options, s.schema, s.lang) for s in rows)
         for task_type, rows in samples.by_type.items()
     }
 

@@ -24,7 +24,7 @@ from normalize.check.samples import (
 )
 from normalize.engine import Chain, RuleFailure, RuleSpec, apply_rule
 from normalize.errors import CheckConfigError
-from normalize.pack import Pack, TaskType
+from normalize.pack import Pack
 from normalize.registry import REGISTRY, STAGES, TASK_TYPES
 
 
@@ -103,7 +103,7 @@ def leak_changes(
             continue
         if leaked == sample.output:
             continue
-        after = observe(pack, leaked, sample.task, sample.options, sample.schema)
+        after = observe(pack, leaked, sample.task, sample.options, sample.schema, sample.lang)
         if not after.same_as(before):
             changes.append(Change(sample.id, before, after))
     return changes
@@ -213,11 +213,11 @@ def analyze_rule(pack: Pack, samples: SampleSet, baseline: Baseline, spec: RuleS
             current = pack.task_types[task_type]
             trial = replace(
                 pack,
-                task_types={**pack.task_types, task_type: TaskType(task_type, insert_spec(current.chain, spec), current.parser)},
+                task_types={**pack.task_types, task_type: replace(current, chain=insert_spec(current.chain, spec))},
             )
             changes = []
             for sample, before in zip(rows, base, strict=True):
-                after = observe(trial, sample.output, sample.task, sample.options, sample.schema)
+                after = observe(trial, sample.output, sample.task, sample.options, sample.schema, sample.lang)
                 if not after.same_as(before):
                     changes.append(Change(sample.id, before, after))
             per_type.append(RuleTypeReport(task_type, True, len(rows), tuple(changes)))

@@ -19,12 +19,12 @@ from typing import Any, Final
 
 from normalize.pack import Pack
 from normalize.registry import REGISTRY, TASK_TYPES
-from normalize.row import read_options_value
+from normalize.row import read_lang, read_options_value
 
 OPT_IN_FILE: Final = "opt_in.jsonl"
 RECORDED_FILE: Final = "_recorded.json"
 
-_SAMPLE_KEYS: Final = frozenset({"id", "task", "output", "options", "schema", "expected", "rules_hash", "note"})
+_SAMPLE_KEYS: Final = frozenset({"id", "task", "output", "options", "schema", "lang", "expected", "rules_hash", "note"})
 _OPT_IN_KEYS: Final = frozenset(
     {"id", "rule", "params", "task_type", "input", "expected", "status", "version", "note"}
 )
@@ -82,6 +82,7 @@ class Sample:
     rules_hash: str | None
     raw: Mapping[str, Any]
     schema: Mapping[str, Any] | str | None = None  # the row's own JSON Schema, as Pack.run takes it
+    lang: str | None = None  # the row's language tag, as Pack.run takes it (narrows the markers)
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,7 @@ def _parse_sample(path: Path, line: int, data: dict[str, Any], task_type: str, p
         rules_hash=rules_hash,
         raw=data,
         schema=_parse_schema(data.get("schema"), path, line),
+        lang=read_lang(data.get("lang")),
     )
 
 

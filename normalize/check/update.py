@@ -79,6 +79,6 @@ def sample_rules(pack: Pack, samples: SampleSet) -> dict[str, set[str]]:
     for task_type, rows in samples.by_type.items():
         seen: set[str] = set()
         for s in rows:
-            seen.update(step.rule for step in pack.run(s.output, s.task, options=s.options, schema=s.schema).trace)
+            seen.update(step.rule for step in pack.run(s.output, s.task, options=s.options, schema=s.schema, lang=s.lang).trace)
         out[task_type] = seen
     return out

@@ -665,6 +665,8 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     """
     count, texts = option_domain(ctx.options, params.default_options)
     timeout = ctx.timeout
+    if params.mode == "multi_select":
+        return parse_multi_select(text, count, params.conflict, timeout)
     if not texts:  # the common whole statement, read in one step (the tiers would read the same)
         # prepare_text leaves such a statement as it is (none of its characters changes), so
         # the output as given is tried first, then as prepared ("**Answer:** B").
@@ -722,6 +724,104 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
         st.NO_ANSWER,
         "no stated answer: no answer marker, leading letter, lone letter or option text",
     )
+
+
+# --------------------------------------------------------------------------- multi-select
+
+#: What states a multi-select answer: an answer marker (``Answer:``, ``The answers are``,
+#: ``答案是``, ``正确答案：``, ``故选``/``选``), a box, a line-start ``答:``; the letters follow.
+_MULTI_MARKER: Final = (
+    r"(?i:\b(?:(?:the\s+)?(?:final\s+|correct\s+)?answers?|(?:the\s+)?correct\s+(?:options?|choices?))"
+    r"[ \t]*(?:(?:is|are|would\s+be)[ \t]*[:=]?|[:=])[ \t]*)"
+    r"|\\(?:boxed|fbox)\s*\{"
+    r"|(?:最终|正确)?答案\s*(?:(?:应该|应当|应|就|则|也)\s*)?(?:是|为|選|选|:)\s*:?"
+    r"|正确的?选项\s*(?:是|为|:)\s*"
+    r"|(?m:^[ \t#>]*答\s*:)"
+    r"|(?<!不|如果|若|是否|可能|也许|或许)选(?:择)?(?!项|择题|出|取|修|中)\s*:?"
+)
+#: A set of letters: single capitals, bracketed or not, joined by nothing, blanks, commas, 、,
+#: "and", 和/与/及; it ends where a letter, digit or another word would go on.
+_LETTER_SET: Final = (
+    r"[ \t]*(?:(?i:options?|choices?)\s+|选项\s*)?"
+    r"(?P<set>[(\[【]?[A-Z][)\]】]?(?:[ \t]*(?:[,，、;；/&+]|和|与|及|以及|(?i:and)(?![A-Za-z]))?[ \t]*[(\[【]?[A-Z][)\]】]?)*)"
+    r"(?![A-Za-z0-9])"
+)
+#: What may follow a set: the end of the statement.
+_SET_END: Final = r"[ \t]*(?:$|\n|[.。,，;；!！?？)}\]】<*\"']|(?i:because|since)\b|因为|由于)"
+#: A set given as alternatives is no answer: "A or B", "A或B".
+_SET_ALTERNATIVE: Final = r"(?i:\bor\b)|或"
+_WHOLE_SET: Final = r"\A[\s\"'(\[【{<:*]*(?P<set>[A-Z](?:[ \t]*(?:[,，、;；/&+]|和|与|及|(?i:and))?[ \t]*[A-Z])*)[\s\"')\]】}>.。,，!！:*]*\Z"
+
+
+def parse_multi_select(text: str, count: int, conflict: str, timeout: float) -> Parsed:
+    """The set of option letters a multi-select output states, as its letters in order (``ABD``).
+
+    Read after an answer marker (``答案：ABD``, ``The answers are A, B and D``, ``故选ABD``,
+    ``\\boxed{AD}``), or as the whole output (``A B D``, ``A、C``).  Letters run together must
+    rise (``ABD``; ``BAD`` or ``BECAUSE`` is a word); a set joined by "or"/或 is a guess between
+    sets (``contradictory``); two statements of different sets are ``contradictory`` (or the last
+    with ``conflict="last"``); a letter past the domain is ``out_of_range``.
+
+    >>> parse_multi_select("解析…\\n答案：ABD", 4, "contradictory", 0.5).answer
+    'ABD'
+    >>> parse_multi_select("The answers are A, C and D.", 4, "contradictory", 0.5).answer
+    'ACD'
+    >>> parse_multi_select("答案是A或B", 4, "contradictory", 0.5).status
+    'contradictory'
+    >>> parse_multi_select("The answer is BECAUSE", 26, "contradictory", 0.5).status
+    'no_answer'
+    """
+    prepared = prepare_text(text, timeout=timeout)
+    sets: list[tuple[int, str]] = []
+    letter_set = compile_pattern(_LETTER_SET)
+    end = compile_pattern(_SET_END)
+    alternative = compile_pattern(_SET_ALTERNATIVE)
+    for marker in compile_pattern(_MULTI_MARKER).finditer(prepared, timeout=timeout):
+        found = letter_set.match(prepared, marker.end(), timeout=timeout)
+        if found is None:
+            continue
+        line_end = prepared.find("\n", found.end())
+        tail = prepared[found.end() : line_end if line_end >= 0 else len(prepared)]
+        if alternative.match(tail.lstrip(" \t,，")) is not None:
+            return Parsed(None, st.CONTRADICTORY, f"the output offers sets as alternatives: {prepared[marker.start() : found.end()]!r} or …")
+        if end.match(prepared, found.end(), timeout=timeout) is None:
+            continue
+        letters = _set_letters(found["set"])
+        if letters is None:
+            continue
+        sets.append((marker.start(), letters))
+    if not sets:
+        whole = compile_pattern(_WHOLE_SET).match(prepared, timeout=timeout)
+        letters = _set_letters(whole["set"]) if whole is not None else None
+        if letters is None:
+            return Parsed(None, st.NO_ANSWER, "no stated set of option letters (multi-select)")
+        sets.append((0, letters))
+    distinct = list(dict.fromkeys(letters for _, letters in sets))
+    if len(distinct) > 1 and conflict == "contradictory":
+        return Parsed(None, st.CONTRADICTORY, f"the output states different sets: {', '.join(distinct[:3])}")
+    answer = sets[-1][1]
+    past = [c for c in answer if LETTERS.index(c) >= count]
+    if past:
+        return Parsed(None, st.OUT_OF_RANGE, f"letter {past[0]} is past the {count} options")
+    return Parsed(answer, st.OK, extra={"choice_mode": "multi_select"})
+
+
+def _set_letters(written: str) -> str | None:
+    """The letters of a written set in order, or ``None`` when a run of letters written together
+    does not rise (a word, not a set)."""
+    letters: list[str] = []
+    run = ""
+    for char in written + " ":
+        if "A" <= char <= "Z":
+            run += char
+            continue
+        if len(run) > 1 and any(run[i] >= run[i + 1] for i in range(len(run) - 1)):
+            return None
+        letters.extend(run)
+        run = ""
+    if not letters:
+        return None
+    return "".join(sorted(set(letters)))
 
 
 def option_domain(options: Sequence[str] | int | None, default: int | None) -> tuple[int, tuple[str, ...]]:

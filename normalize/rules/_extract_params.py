@@ -7,10 +7,10 @@ methods.  Re-exported there.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 import regex
-from pydantic import BeforeValidator, field_validator, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from normalize._regex import compile_pattern
 from normalize.registry import Params, StrTiers, StrTuple, as_tuple
@@ -47,6 +47,14 @@ class AnswerMarkerParams(Params):
     include_marker: bool = False
     justification: Literal["keep", "cut"] = "keep"
     unescape: bool = False
+    #: With ``include_marker``: the label written in place of a marker of a language the parser
+    #: does not read itself (``Answer:``); ``restated`` holds those languages' patterns and
+    #: ``option_letters`` their native option letters (each list read as A, B, C … right
+    #: after a restated marker), both filled from the languages (``parser_reads: true`` marks
+    #: a language the parser reads).
+    restate: str = ""
+    restated: StrTuple = ()
+    option_letters: StrTiers = ()
 
     @field_validator("tiers")
     @classmethod
@@ -166,3 +174,53 @@ class ExtractRegexParams(Params):
         if self.group is not None:
             return self.group
         return 1 if self.compiled().groups else 0
+
+
+#: The kinds of answer format the ``extract_answer_format`` rule reads; ``verdict`` entries (a
+#: judge's verdict shapes) are held by the same ``formats:`` section for the judge parser.
+EXTRACT_FORMAT_KINDS: Final = ("tags", "header")
+FORMAT_KINDS: Final = (*EXTRACT_FORMAT_KINDS, "verdict")
+
+
+class AnswerFormat(Params):
+    """One named answer format of a pack's ``formats:`` section, as ``extract_answer_format``
+    reads it.
+
+    ``kind``: ``tags`` — the answer is what ``open`` and ``close`` enclose (``<answer>…</answer>``;
+    an ``open`` with no ``close`` after it runs to the end of the text: the output was cut
+    short); ``header`` — the answer follows ``open`` up to the first of ``ends`` (end tokens
+    such as ``<eoa>``), a blank line or the end of the text.  ``open``, ``close`` and ``ends``
+    are regexes (``regex`` module syntax, matched ignoring case).  ``tier``: 1 is the strongest;
+    the best tier with a non-empty answer wins, and within it the last one.
+    """
+
+    name: str
+    kind: Literal["tags", "header"]
+    tier: int = Field(ge=1, le=9)
+    open: str
+    close: str = ""
+    ends: StrTuple = ()
+
+    @model_validator(mode="after")
+    def _well_formed(self) -> AnswerFormat:
+        if not self.open:
+            raise ValueError(f"format {self.name!r}: open must not be empty")
+        if self.kind == "tags" and not self.close:
+            raise ValueError(f"format {self.name!r}: a tags format needs close")
+        if self.kind == "header" and self.close:
+            raise ValueError(f"format {self.name!r}: a header format ends with ends, not close")
+        for pattern in (self.open, self.close, *self.ends):
+            if pattern:
+                compile_pattern(pattern, regex.IGNORECASE)  # ValueError naming a pattern that does not compile
+        if any(not end for end in self.ends):
+            raise ValueError(f"format {self.name!r}: an end token must not be empty")
+        return self
+
+
+class AnswerFormatParams(Params):
+    """``formats``: names of entries of the pack's ``formats:`` section, or ``"*"`` for every
+    ``tags`` and ``header`` entry; ``entries``: those entries, filled when the pack loads (or
+    given directly)."""
+
+    formats: StrTuple = ("*",)
+    entries: tuple[AnswerFormat, ...] = ()

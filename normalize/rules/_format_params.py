@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import field_validator
 
-from normalize.registry import Params
+from normalize.registry import Params, StrTuple
 
 
 class StripMarkdownParams(Params):
@@ -49,3 +49,20 @@ class FoldCaseParams(Params):
     """``mode``: ``casefold`` (full Unicode folding, ``ß`` → ``ss``) or ``lower``."""
 
     mode: Literal["lower", "casefold"] = "casefold"
+
+
+class NativeDigitsParams(Params):
+    """``digits``: strings of ten native digits, 0 to 9 each (``٠١٢٣٤٥٦٧٨٩``); empty → filled
+    when the pack loads from the ``digits`` of every language of ``from_languages`` (``"*"``:
+    every language of the pack that has them)."""
+
+    from_languages: StrTuple = ("*",)
+    digits: StrTuple = ()
+
+    @field_validator("digits")
+    @classmethod
+    def _ten_digits(cls, digits: tuple[str, ...]) -> tuple[str, ...]:
+        for run in digits:
+            if len(run) != 10 or len(set(run)) != 10 or any(c.isascii() for c in run):
+                raise ValueError(f"digits must be ten distinct non-ASCII characters, 0 to 9, got {run!r}")
+        return digits

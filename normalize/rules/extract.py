@@ -50,9 +50,20 @@ from normalize.errors import RejectText
 from normalize.registry import (
     ALL_TYPES,
     DEFAULT_TIMEOUT,
+    AnnotatedText,
     NoParams,
     StrTiers,
     rule,
+)
+from normalize.rules._extract_params import (
+    EXTRACT_FORMAT_KINDS,
+    FORMAT_KINDS,
+)
+from normalize.rules._extract_params import (
+    AnswerFormat as AnswerFormat,
+)
+from normalize.rules._extract_params import (
+    AnswerFormatParams as AnswerFormatParams,
 )
 from normalize.rules._extract_params import (
     AnswerMarkerParams as AnswerMarkerParams,
@@ -97,12 +108,19 @@ _THINK_TAG_STDLIB: Final = re.compile(
 )
 
 
-@rule("remove_think_blocks", version=1, scope=ALL_TYPES)
+#: The reason an output that is all unfinished reasoning gets (status ``no_answer``); the report
+#: counts the rows whose reason starts with it.
+TRUNCATED_REASONING: Final = "truncated_reasoning"
+
+
+@rule("remove_think_blocks", version=2, scope=ALL_TYPES)
 def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Remove ``<think>…</think>`` reasoning (also ``<thinking>``), however it was cut short.
 
-    A closed block is removed; an unterminated ``<think>`` drops everything from the tag on
-    (the model ran out of tokens while reasoning); a ``</think>`` with no opener drops
+    A closed block is removed, however many there are; an unterminated ``<think>`` drops
+    everything from the tag on (the model ran out of tokens while reasoning), and when nothing
+    is left outside the reasoning the output is ``no_answer`` with the reason
+    ``truncated_reasoning`` (never an answer read out of unfinished thoughts); a ``</think>`` with no opener drops
     everything up to and including it (chat templates that inject the opening tag).  Tags
     are matched case-insensitively.  Outside reasoning, tags inside a closed fenced code block
     are code and stay; inside reasoning, fences are ignored and the first closer ends it.  The
@@ -117,6 +135,12 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
     'The answer is 4.'
     >>> remove_think_blocks("Answer: 4 <THINKING>let me double-check")
     'Answer: 4'
+    >>> remove_think_blocks("<think>a</think>x <think>b</think> y")
+    'x y'
+    >>> remove_think_blocks("<think>so the answer is 4, but let me check")
+    Traceback (most recent call last):
+    ...
+    normalize.errors.RejectText: no_answer: truncated_reasoning: the output ends inside an unclosed <think> block and states nothing outside it (the token budget ran out while reasoning)
     >>> remove_think_blocks("no reasoning here ")
     'no reasoning here '
     """
@@ -147,6 +171,12 @@ def remove_think_blocks(text: str, params: NoParams = _NO_PARAMS, *, timeout: fl
         return text
     if not inside:
         kept.append((pos, len(text)))
+    elif not any(text[start:end].strip() for start, end in kept):
+        raise RejectText(
+            st.NO_ANSWER,
+            f"{TRUNCATED_REASONING}: the output ends inside an unclosed <think> block and states nothing "
+            "outside it (the token budget ran out while reasoning)",
+        )
     return _join_stripped(text, kept)
 
 
@@ -191,16 +221,226 @@ def _separator(whitespace: str) -> str:
     return " " if whitespace else ""
 
 
+# --------------------------------------------------------------------------- answer formats
+
+
+def resolve_answer_formats(params: AnswerFormatParams, resources: Mapping[str, Any]) -> AnswerFormatParams:
+    """Fill empty ``entries`` from ``resources["formats"]``: the named entries, or with ``"*"``
+    every ``tags`` and ``header`` entry, ordered by tier then name.  An unknown name, or one
+    naming a format of another kind, raises ``ValueError``.
+
+    >>> fmts = {"answer_tags": {"kind": "tags", "tier": 1, "open": "<answer>", "close": "</answer>"}}
+    >>> [e.name for e in resolve_answer_formats(AnswerFormatParams(), {"formats": fmts}).entries]
+    ['answer_tags']
+    """
+    if params.entries:
+        return params
+    formats = resources.get("formats", {})
+    wanted = list(formats) if "*" in params.formats else list(params.formats)
+    entries: list[AnswerFormat] = []
+    for name in wanted:
+        if name not in formats:
+            known = ", ".join(sorted(formats)) or "none"
+            raise ValueError(f"unknown answer format {name!r} (the pack defines: {known})")
+        entry = formats[name]
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"format {name!r} must be a mapping, got {entry!r}")
+        if entry.get("kind") not in FORMAT_KINDS:
+            raise ValueError(f"format {name!r}: kind must be one of {FORMAT_KINDS}, got {entry.get('kind')!r}")
+        if entry.get("kind") not in EXTRACT_FORMAT_KINDS:
+            if "*" in params.formats:
+                continue  # a verdict shape: the judge parser's
+            raise ValueError(f"format {name!r} is of kind {entry.get('kind')!r}, not one of {EXTRACT_FORMAT_KINDS}")
+        fields = {key: value for key, value in entry.items() if key in ("kind", "tier", "open", "close", "ends")}
+        entries.append(AnswerFormat.model_validate({"name": name, **fields}, strict=False))
+    entries.sort(key=lambda e: (e.tier, e.name))
+    return params.model_copy(update={"entries": tuple(entries)})
+
+
+@lru_cache(maxsize=256)
+def _format_gate(pattern: str) -> str | None:
+    """Characters one of which starts every match of ``pattern`` (both cases of a letter), or
+    ``None`` when unknown: a text holding none of them is not searched."""
+    lead = leading_literals(pattern, True)
+    if lead is None or any(not literal for literal in lead):
+        return None
+    return "".join(dict.fromkeys(c for literal in lead for c in (literal[0].lower(), literal[0].upper())))
+
+
+def _format_answer(entry: AnswerFormat, text: str, timeout: float) -> tuple[int, str, str] | None:
+    """Where the last non-empty answer of ``entry`` in ``text`` opens, the answer, the format's name."""
+    gate = _format_gate(entry.open)
+    if gate is not None and not any(c in text for c in gate):
+        return None
+    found: tuple[int, str, str] | None = None
+    opener = compile_pattern(entry.open, regex.IGNORECASE)
+    if entry.kind == "tags":
+        closer = compile_pattern(entry.close, regex.IGNORECASE)
+        pos = 0
+        while True:
+            check_budget()
+            match = opener.search(text, pos, timeout=timeout)
+            if match is None:
+                return found
+            close = closer.search(text, match.end(), timeout=timeout)
+            end = close.start() if close is not None else len(text)
+            answer = text[match.end() : end].strip()
+            if answer:
+                found = (match.start(), answer, entry.name)
+            if close is None:
+                return found
+            pos = max(close.end(), match.end() + 1)
+    enders = [compile_pattern(token, regex.IGNORECASE) for token in entry.ends]
+    for match in opener.finditer(text, timeout=timeout):
+        check_budget()
+        stop = len(text)
+        blank = _BLANK_LINE_SEARCH(text, match.end())
+        if blank is not None:
+            stop = blank.start()
+        for ender in enders:
+            hit = ender.search(text, match.end(), stop, timeout=timeout)
+            if hit is not None:
+                stop = hit.start()
+        answer = text[match.end() : stop].strip()
+        if answer:
+            found = (match.start(), answer, entry.name)
+    return found
+
+
+_DEFAULT_FORMATS: Final = AnswerFormatParams()
+
+#: :func:`_formats_gate` of the params seen, by identity (a params object is frozen; hashing
+#: its entries at every call would cost more than the search it saves).
+_FORMAT_GATES: Final[dict[int, tuple[AnswerFormatParams, str | None]]] = {}
+
+
+def _formats_gate(params: AnswerFormatParams) -> str | None:
+    """Characters one of which starts every opener of ``params``' formats, or ``None``."""
+    kept = _FORMAT_GATES.get(id(params))
+    if kept is not None and kept[0] is params:
+        return kept[1]
+    gates = [_format_gate(entry.open) for entry in params.entries]
+    gate = None if any(g is None for g in gates) else "".join(dict.fromkeys("".join(g or "" for g in gates)))
+    if len(_FORMAT_GATES) >= 256:
+        _FORMAT_GATES.clear()
+    _FORMAT_GATES[id(params)] = (params, gate)
+    return gate
+
+
+@rule(
+    "extract_answer_format",
+    version=1,
+    scope=("multiple_choice", "math", "extractive_qa", "structured_json"),
+    params=AnswerFormatParams,
+    idempotent=False,
+    resolve=resolve_answer_formats,
+)
+def extract_answer_format(
+    text: str, params: AnswerFormatParams = _DEFAULT_FORMATS, *, timeout: float = DEFAULT_TIMEOUT
+) -> str:
+    """Keep the answer a named answer format encloses: ``<answer>…</answer>``, a header such as
+    ``【答案】 … <eoa>``.  The formats come from the pack's ``formats:`` section.
+
+    The best tier with a non-empty answer wins, and within it the last answer; what is kept is
+    the answer as written (later rules read markers and boxes inside it), noted with the
+    format's name (``answer_format`` in the result's extra: a stated answer).  No format found, or
+    only empty ones → the text unchanged.  Not idempotent: an answer may itself hold a format.
+
+    Bound: O(n) per format pattern (pack patterns carry the regex timeout; skipped when none of the characters that start an opener occurs).
+
+    >>> tags = AnswerFormat(name="answer", kind="tags", tier=1, open="<answer>", close="</answer>")
+    >>> head = AnswerFormat(name="ceval", kind="header", tier=2, open="【答案】", ends=("<eoa>",))
+    >>> p = AnswerFormatParams(entries=(tags, head))
+    >>> extract_answer_format("<think>…</think>\\n<answer> 42 </answer>", p)
+    '42'
+    >>> extract_answer_format("解析… <eoe>\\n【答案】 C <eoa>", p)
+    'C'
+    >>> extract_answer_format("no format here", p)
+    'no format here'
+    """
+    if not params.entries:
+        raise ValueError(
+            "extract_answer_format has no formats: pass entries, or load it from a pack so they are "
+            "resolved from its formats: section"
+        )
+    if timeout <= 0:
+        raise ValueError(f"regex timeout must be positive, got {timeout!r}")
+    gate = _formats_gate(params)
+    if gate is not None:  # most outputs hold no "<" or "【": nothing to look for
+        for char in gate:
+            if char in text:
+                break
+        else:
+            return text
+    best: tuple[int, str, str] | None = None
+    entries = sorted(params.entries, key=lambda e: e.tier)
+    tier = entries[0].tier
+    for entry in entries:
+        if entry.tier != tier:
+            if best is not None:
+                break
+            tier = entry.tier
+        found = _format_answer(entry, text, timeout)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    if best is None:
+        return text
+    return AnnotatedText(best[1], answer_format=best[2])
+
+
 # --------------------------------------------------------------------------- answer markers
 
 
 _DEFAULT_MARKERS: Final = AnswerMarkerParams()
 
 
+#: The language every narrowed marker set keeps: prompts ask for ``Answer: X`` in English
+#: whatever the question's language, and models answer so (simple-evals' MMMLU, MGSM).
+PROMPT_LANGUAGE: Final = "en"
+
+
+#: In a rule's ``languages``: the row's own language, when the pack defines it.
+ROW_LANGUAGE: Final = "lang"
+
+
+def marker_languages(listed: Sequence[str], resources: Mapping[str, Any]) -> list[str]:
+    """The languages whose markers a rule listing ``listed`` uses: ``"lang"`` stands for the
+    row's language (when the pack defines it; nothing for a row without one), ``"*"`` for every
+    language of the pack with answer markers (en and zh first, then by tag); with
+    ``resources["lang"]`` (a row's primary language tag, see :meth:`Pack.chain_for_lang`) only
+    that language and English, unless none of those is listed (then all listed ones).
+
+    >>> res = {"languages": {"zh": {"answer_markers": []}, "de": {"answer_markers": []}, "en": {"answer_markers": []}}}
+    >>> marker_languages(["*"], res), marker_languages(["*"], {**res, "lang": "de"}), marker_languages(["zh"], {**res, "lang": "de"})
+    (['en', 'zh', 'de'], ['en', 'de'], ['zh'])
+    >>> marker_languages(["en", "zh", "lang"], res), marker_languages(["en", "zh", "lang"], {**res, "lang": "de"})
+    (['en', 'zh'], ['en', 'de'])
+    """
+    languages = resources.get("languages", {})
+    row_lang = resources.get("lang")
+    chosen: list[str] = []
+    for lang in listed:
+        if lang == ROW_LANGUAGE:
+            if isinstance(row_lang, str) and row_lang in languages:
+                chosen.append(row_lang)
+        elif lang == "*":
+            marked = [name for name, overlay in languages.items() if isinstance(overlay, Mapping) and "answer_markers" in overlay]
+            chosen.extend(sorted(marked, key=lambda name: (name not in ("en", "zh"), name != "en", name)))
+        else:
+            chosen.append(lang)
+    chosen = list(dict.fromkeys(chosen))
+    if isinstance(row_lang, str):
+        narrowed = [lang for lang in chosen if lang in (PROMPT_LANGUAGE, row_lang)]
+        if narrowed:
+            return narrowed
+    return chosen
+
+
 def resolve_answer_markers(params: AnswerMarkerParams, resources: Mapping[str, Any]) -> AnswerMarkerParams:
     """Fill empty ``tiers`` from ``resources["languages"][lang]["answer_markers"]``.
 
-    Tier *i* of the result is tier *i* of every listed language, in the order listed.  An
+    Tier *i* of the result is tier *i* of every listed language (:func:`marker_languages`:
+    ``"*"`` is every language, a row's language narrows them).  An
     unknown language, or one without answer markers, raises ``ValueError`` naming it.
 
     >>> langs = {"en": {"answer_markers": [["final answer:"], ["answer:"]]},
@@ -212,7 +452,7 @@ def resolve_answer_markers(params: AnswerMarkerParams, resources: Mapping[str, A
         return params
     languages = resources.get("languages", {})
     merged: list[list[str]] = []
-    for lang in params.languages:
+    for lang in marker_languages(params.languages, resources):
         if lang not in languages:
             known = ", ".join(sorted(languages)) or "none"
             raise ValueError(f"unknown language {lang!r} for answer markers (the pack defines: {known})")
@@ -230,8 +470,100 @@ def resolve_answer_markers(params: AnswerMarkerParams, resources: Mapping[str, A
             merged[index].extend(tier)
     if not any(merged):
         raise ValueError(f"no answer markers for languages {list(params.languages)!r}")
+    restated: list[str] = []
+    letters: list[tuple[str, ...]] = []
+    if params.restate:
+        for lang in marker_languages(params.languages, resources):
+            overlay = languages[lang]
+            if overlay.get("parser_reads") is True:
+                continue
+            restated.extend(p for tier in overlay["answer_markers"] for p in tier)
+            native = overlay.get("option_letters")
+            if native is not None:
+                if not isinstance(native, list) or not all(isinstance(x, str) and x for x in native):
+                    raise ValueError(f"language {lang!r}: option_letters must be a list of letters")
+                letters.append(tuple(native))
     # validated again (not model_copy): the resolved patterns must compile
-    return AnswerMarkerParams.model_validate({**params.model_dump(), "tiers": tuple(tuple(t) for t in merged if t)})
+    return AnswerMarkerParams.model_validate(
+        {
+            **params.model_dump(),
+            "tiers": tuple(tuple(t) for t in merged if t),
+            "restated": tuple(dict.fromkeys(restated)),
+            "option_letters": tuple(letters),
+        }
+    )
+
+
+@lru_cache(maxsize=64)
+def _letter_table(option_letters: tuple[tuple[str, ...], ...]) -> tuple[dict[str, str], regex.Pattern[str] | None]:
+    """Native option letter → A, B, C …; a letter two languages read differently is left out."""
+    table: dict[str, str] = {}
+    clashes: set[str] = set()
+    for letters in option_letters:
+        for index, letter in enumerate(letters[:26]):
+            latin = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[index]
+            if table.get(letter, latin) != latin:
+                clashes.add(letter)
+            table[letter] = latin
+    for letter in clashes:
+        del table[letter]
+    if not table:
+        return table, None
+    alternatives = "|".join(regex.escape(k) for k in sorted(table, key=len, reverse=True))
+    # the letter alone: brackets or blanks before it, and after it the end of the statement (a
+    # full stop, a bracket, the line end): "Ответ: В данном случае" starts a sentence with В
+    return table, regex.compile(
+        rf"[ \t:：*_]*[(\[（【]?[ \t]*({alternatives})(?![\w\u0640])"
+        r"(?=[ \t]*(?:$|[\n.,;:!?)\]）】。，；：！？、*_]))"
+    )
+
+
+def _restate(text: str, begin: int, end: int, matches: Sequence[regex.Match[str]], params: AnswerMarkerParams) -> str:
+    """``text[begin:end]`` with each restated marker in it written as ``params.restate``, and a
+    native option letter right after one as its Latin letter (``الإجابة: ب`` → ``Answer: B``)."""
+    table, letter = _letter_table(params.option_letters)
+    out: list[str] = []
+    pos = begin
+    for match in sorted(matches, key=lambda m: m.start()):
+        if match.start() < pos or match.end() > end or match.re.pattern not in _restated_sources(params.restated):
+            continue
+        out.append(text[pos : match.start()])
+        out.append(params.restate)
+        pos = match.end()
+        _refuse_several_letters(text, pos, end, table, match[0])
+        found = letter.match(text, pos, end) if letter is not None else None
+        if found is not None:
+            out.append(" " + table[found[1]])
+            pos = found.end()
+        elif pos < end and not text[pos].isspace():
+            out.append(" ")
+    out.append(text[pos:end])
+    return "".join(out).strip()
+
+
+def _refuse_several_letters(text: str, pos: int, end: int, table: Mapping[str, str], marker: str) -> None:
+    """Raise ``contradictory`` when the rest of a restated marker's line names two different
+    options (``Jawaban: B atau C``, ``Ответ: Б или В``): the parser knows no conjunction of that
+    language, so it would read only the first."""
+    stop = text.find("\n", pos, end)
+    line = text[pos : stop if stop >= 0 else end]
+    named = {table.get(m[0], m[0]) for m in _LONE_LETTER.finditer(line) if m[0] in table or m[0].isascii()}
+    if len(named) > 1:
+        shown = ", ".join(sorted(named))
+        raise RejectText(st.CONTRADICTORY, f"the statement after {marker.strip()!r} names several options: {shown}")
+
+
+#: A letter standing alone (no letter, digit or tatweel joined to it): a possible option letter.
+#: A Latin capital counts beside CJK (``BまたはC``), which has no spaces between words.
+_LONE_LETTER: Final = regex.compile(
+    r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?<![\w\u0640])[^\W\d_A-Za-z]\u0640?(?![\w\u0640])"
+)
+
+
+@lru_cache(maxsize=64)
+def _restated_sources(restated: tuple[str, ...]) -> frozenset[str]:
+    """The compiled sources (:func:`_guarded_source`) of the restated patterns."""
+    return frozenset(source for p in restated for source in (_guarded_source(p), _guarded_source(f"(?:{p})")))
 
 
 _MARKER_FLAGS: Final = regex.IGNORECASE | regex.MULTILINE
@@ -258,6 +590,85 @@ def _guarded(pattern: str) -> regex.Pattern[str]:
 
 #: Past this many places where a marker's first literals occur, one scan beats a match at each.
 _MAX_ANCHORS: Final = 8
+
+#: Cased letters of Latin-1 to Latin Extended-B, Cyrillic and Latin Extended Additional whose
+#: case orbit (what ``regex``'s IGNORECASE matches to them) is more than their lower and upper
+#: case (Å, ß, İ, ſ, ǅ, Cyrillic в д о с т ъ ѣ with their old variants ᲀ–ᲈ, ẞ …): never a gate.
+#: tests/test_formats_languages.py checks it against every code point.
+_WIDE_CASE_ORBITS: Final = frozenset(
+    "\xc5\xdf\xe5\u0130\u0131\u0149\u017f\u01c4\u01c5\u01c6\u01c7\u01c8\u01c9\u01ca\u01cb\u01cc\u01f0"
+    "\u01f1\u01f2\u01f3\u0412\u0414\u041e\u0421\u0422\u042a\u0432\u0434\u043e\u0441\u0442\u044a\u0462"
+    "\u0463\u1e60\u1e61\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9b\u1e9e"
+)
+#: The blocks whose cased letters may gate (see :data:`_WIDE_CASE_ORBITS`).
+_GATE_BLOCKS: Final = ((0xC0, 0x250), (0x400, 0x500), (0x1E00, 0x1F00))
+
+
+def _gate_variants(char: str) -> str | None:
+    """``char`` and what IGNORECASE matches to it, when that is known exactly: an uncased
+    non-ASCII character alone, a cased one of :data:`_GATE_BLOCKS` with its other case; else
+    ``None`` (ASCII, which prose holds anyway, or a letter with a wider case orbit)."""
+    if char.isascii():
+        return None
+    lower, upper = char.lower(), char.upper()
+    if lower == upper == char:
+        return char
+    point = ord(char)
+    if char in _WIDE_CASE_ORBITS or not any(a <= point < b for a, b in _GATE_BLOCKS):
+        return None
+    if len(lower) != 1 or len(upper) != 1:
+        return None
+    return lower + upper
+
+
+def _mandatory_chars(items: Any) -> str | None:
+    """Characters one of which occurs in every match of the parsed sequence ``items``
+    (``re._parser`` nodes), from its first mandatory character that :func:`_gate_variants` knows."""
+    for op, av in items:
+        name = str(op)
+        found: str | None = None
+        if name == "LITERAL":
+            found = _gate_variants(chr(av))
+        elif name == "IN":
+            parts = [_gate_variants(chr(v)) if str(o) == "LITERAL" else None for o, v in av]
+            found = None if not parts or any(p is None for p in parts) else "".join(dict.fromkeys("".join(p or "" for p in parts)))
+        elif name == "SUBPATTERN":
+            found = _mandatory_chars(av[-1])
+        elif name == "BRANCH":
+            options = [_mandatory_chars(branch) for branch in av[1]]
+            found = None if any(o is None for o in options) else "".join(dict.fromkeys("".join(o or "" for o in options)))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+            found = _mandatory_chars(av[2])
+        elif name == "ATOMIC_GROUP":
+            found = _mandatory_chars(av)
+        if found:
+            return found
+    return None
+
+
+@lru_cache(maxsize=1024)
+def char_gate(pattern: str) -> str | None:
+    """Characters one of which occurs in every match of ``pattern`` (matched ignoring case), or
+    ``None`` when none is known: a text holding none of them is not searched (a ``memchr`` scan
+    each, so the markers of a language whose words are cased letters, Cyrillic ``ответ``, are
+    ruled out for a text in another script at that speed).
+
+    >>> char_gate("(?:правильный\\\\s+)?ответ\\\\s*[:：]"), char_gate("答案\\\\s*[:：]"), char_gate("answer:")
+    ('еЕ', '答', None)
+    """
+    try:
+        parsed = _sre_parse(pattern)
+    except Exception:  # the regex module's own syntax: no gate, never an error
+        return None
+    return _mandatory_chars(parsed)
+
+
+def _sre_parse(pattern: str) -> Any:
+    try:
+        from re import _parser as sre  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_parse as sre
+    return sre.parse(pattern)
 
 
 @dataclass(frozen=True)
@@ -295,6 +706,7 @@ def _plan(pattern: str) -> _Plan:
     cased = lead is not None and len(lead) > 1 and any(c.isascii() and c.isalpha() for c in "".join(lead))
     required = required_literals(pattern, True)
     screen = required if required is not None or lead is None else tuple((literal,) for literal in lead)
+    screen = _gated(screen, pattern)
     source = locator_source(pattern)
     text_source = text_locator_source(pattern)
     anchored = anchored_text_locator(pattern)
@@ -316,6 +728,33 @@ def _plan(pattern: str) -> _Plan:
         locator_literal(pattern) if text_source is not None else None,
         shift,
     )
+
+
+def _gated(screen: tuple[tuple[str, ...], ...] | None, pattern: str) -> tuple[tuple[str, ...], ...] | None:
+    """``screen`` with :func:`char_gate`'s characters in front (one of them occurs in every
+    match, so the screen holds exactly when it did and the gate does), when that makes it
+    cheaper: the pattern had no screen, or only ASCII-letter literals (a search of the whole
+    text each), and no gate character is one ``memchr`` stops at often (:func:`_stops_often`).
+
+    >>> _gated(None, "ответ\\\\s*[:：]"), _gated((("antwort",),), "antwort:")
+    ((('е',), ('Е',)), (('antwort',),))
+    """
+    if screen is not None and not all(c.isascii() for branch in screen for literal in branch for c in literal):
+        return screen
+    gate = char_gate(pattern)
+    if gate is None or any(_gate_stops_often(c) for c in gate):
+        return screen
+    if screen is None:
+        return tuple((c,) for c in gate)
+    return tuple((c, *branch) for c in gate for branch in screen)
+
+
+def _gate_stops_often(char: str) -> bool:
+    """:func:`_stops_often`, digits allowed: a gate character is looked for alone, and a text
+    holds far fewer digits than letters (Cyrillic а–и have digit low bytes).  In a text of
+    one-byte characters (ASCII, Latin-1) a wider character is ruled out without a scan."""
+    low = ord(char) & 0xFF
+    return 0xFF < ord(char) < 0x10000 and ((chr(low).isascii() and chr(low).isalpha()) or 0x4E <= low <= 0x9F)
 
 
 def _with_prechecks(branch: tuple[str, ...]) -> tuple[str, ...]:
@@ -708,8 +1147,13 @@ def extract_answer_marker(
             if params.conflict == "keep" and end < len(text) and _RETRACTION_SEARCH(text, end):
                 end = len(text)  # taken back later ("Wait, that is wrong."): the parser reads on
             if params.conflict == "keep" and index > 0:
-                return text[min(m.start() for m in matches[: index + 1]) : end].strip()
+                first = min(m.start() for m in matches[: index + 1])
+                if params.restated:
+                    return _restate(text, first, end, matches[: index + 1], params)
+                return text[first:end].strip()
             if params.include_marker:
+                if params.restated:
+                    return _restate(text, matches[index].start(), end, matches[: index + 1], params)
                 return text[matches[index].start() : end].strip()
             return text[begin:end]
     if params.justification == "cut":  # no marker: a short answer and its reason, "No, because …"

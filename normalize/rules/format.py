@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import Any, Final
 
 import regex
 
@@ -42,6 +43,9 @@ from normalize.registry import (
 from normalize.rules._fences import find_fences, outside_fences
 from normalize.rules._format_params import (
     FoldCaseParams as FoldCaseParams,
+)
+from normalize.rules._format_params import (
+    NativeDigitsParams as NativeDigitsParams,
 )
 from normalize.rules._format_params import (
     NormalizeWhitespaceParams as NormalizeWhitespaceParams,
@@ -775,3 +779,60 @@ def fold_case(text: str, params: FoldCaseParams = _FOLD_DEFAULTS, *, timeout: fl
     """
     fold = str.casefold if params.mode == "casefold" else str.lower
     return _on_prose(text, fold, rule_name="fold_case", timeout=timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# native digits
+
+
+def resolve_native_digits(params: NativeDigitsParams, resources: Mapping[str, Any]) -> NativeDigitsParams:
+    """Fill empty ``digits`` from the ``digits`` of the languages ``from_languages`` names
+    (``"*"``: every language of the pack that has them); an unknown language raises ``ValueError``.
+
+    >>> resolve_native_digits(NativeDigitsParams(), {"languages": {"ar": {"digits": "٠١٢٣٤٥٦٧٨٩"}, "en": {}}}).digits
+    ('٠١٢٣٤٥٦٧٨٩',)
+    """
+    if params.digits:
+        return params
+    languages = resources.get("languages", {})
+    names = list(languages) if "*" in params.from_languages else list(params.from_languages)
+    runs: list[str] = []
+    for name in names:
+        if name not in languages:
+            raise ValueError(f"unknown language {name!r} for native digits (the pack defines: {', '.join(sorted(languages))})")
+        run = languages[name].get("digits") if isinstance(languages[name], Mapping) else None
+        if run is not None and not isinstance(run, str):
+            raise ValueError(f"language {name!r}: digits must be a string of ten digits, got {run!r}")
+        if run:
+            runs.append(run)
+    return NativeDigitsParams.model_validate({**params.model_dump(), "digits": tuple(dict.fromkeys(runs))})
+
+
+@lru_cache(maxsize=16)
+def _digit_table(digits: tuple[str, ...]) -> dict[int, str]:
+    return {ord(char): str(value) for run in digits for value, char in enumerate(run)}
+
+
+@rule(
+    "fold_native_digits",
+    version=1,
+    scope=("math",),
+    params=NativeDigitsParams,
+    resolve=resolve_native_digits,
+)
+def fold_native_digits(text: str, params: NativeDigitsParams, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Read native digits as ASCII digits: ``٤٢`` → ``42``, ``۱۲۵`` → ``125``, ``४२`` → ``42``.
+
+    The digits come from the pack's languages (``digits:`` in ``rules/languages/*.yaml``:
+    Arabic-Indic, Persian, Devanagari, Bengali, Thai, Telugu); full-width digits are folded
+    earlier by ``to_halfwidth``/``normalize_nfkc``.  Every other character stays.  Math only:
+    elsewhere a digit is text as written.
+
+    Bound: O(n): one translate.
+
+    >>> fold_native_digits("الإجابة: ٤٢", NativeDigitsParams(digits=("٠١٢٣٤٥٦٧٨٩",)))
+    'الإجابة: 42'
+    """
+    if text.isascii() or not params.digits:
+        return text
+    return text.translate(_digit_table(params.digits))

@@ -10,7 +10,7 @@ from typing import Any
 
 from normalize import status as st
 from normalize.pack import Pack, load_pack
-from normalize.row import Options, Row, read_options_value
+from normalize.row import Options, Row, read_lang, read_options_value
 from scoring.metrics import NO_ANSWER, SCORED, MathVerifier, Score, score_result, scoring_config
 
 _PACKS: dict[str, Pack] = {}
@@ -89,9 +89,11 @@ def _found_by(extra: Any) -> str | None:
 
 def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
           options: Sequence[str] | int | None = None, aliases: Any = None,
-          verifier: MathVerifier | None = None, task_type: str | None = None) -> Verdict:
+          verifier: MathVerifier | None = None, task_type: str | None = None,
+          lang: str | None = None) -> Verdict:
     """Normalize ``output`` for ``task``, parse it and (with a target) score it (``task_type``:
-    the task's type when the caller has already resolved it, so it is resolved once).
+    the task's type when the caller has already resolved it, so it is resolved once; ``lang``:
+    the row's language tag, whose answer markers then apply).
 
     An unknown task raises ``ValueError``; a target that cannot be read is ``bad_target``.
 
@@ -104,7 +106,7 @@ def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
     >>> judge(cached_pack(None), "no idea", "gsm8k", 12).status
     'abstained'
     """
-    result = pack.run(output, task, options=options, task_type=task_type)
+    result = pack.run(output, task, options=options, task_type=task_type, lang=read_lang(lang))
     row = Row(task=task, output=output, options=row_options(options),  # a bad value: pack.run said invalid
               target=target, aliases=aliases, task_type=result.task_type)
     if verifier is None and _needs_math_verify(pack, task, result.task_type):

@@ -5,18 +5,28 @@
 [1.0, 0.0]
 >>> reward.compute_score("openai/gsm8k", "#### 41", "42")["score"]
 0.0
+>>> reward(["<think>6 * 7 = 42</think>\\n<answer>42</answer>", "<think>6 * 7 is 42, so"], answer=["42", "42"])
+[1.0, 0.0]
+
+Reasoning-model completions are read as the pack reads them: ``<think>`` blocks (any number) are
+dropped, ``<answer>…</answer>`` (R1 / open-r1 / TRL / verl) is the top tier, then
+``<|begin_of_solution|>…<|end_of_solution|>``; a completion that is all unfinished reasoning (the
+budget ran out inside ``<think>``) has no answer (``truncated_reasoning``) and gets ``no_answer``.
+A chat message's ``reasoning_content`` is never read for the answer.
 
 TRL (``GRPOTrainer(reward_funcs=[NormalizeReward(task="gsm8k")], ...)``) calls
 ``reward(completions=..., prompts=..., **dataset_columns)`` and logs the mean under
 ``reward.__name__``; completions may be strings or chat messages (the last assistant message
 is scored).  The target is read from the first of ``target_key`` (default ``answer``,
 ``solution``, ``target``, ``ground_truth``) present in the dataset columns, the task from
-``task=`` or a ``task`` column.
+``task=`` or a ``task`` column, the row's language from a ``lang`` column (its answer markers
+then apply: MGSM ``Antwort: 42``).
 
 verl (``custom_reward_function.path=examples/rewards/verl_reward.py``,
 ``custom_reward_function.name=compute_score``) calls ``compute_score(data_source,
 solution_str, ground_truth, extra_info)``; the task is ``task=``, else ``extra_info["task"]``,
-else the last part of ``data_source`` (``openai/gsm8k`` → ``gsm8k``).  It returns
+else the last part of ``data_source`` (``openai/gsm8k`` → ``gsm8k``); the language from
+``extra_info["lang"]``.  It returns
 ``{"score": r, "acc": 1|0, "parsed": 1|0}`` (verl logs the extra keys).
 
 Rewards: ``correct`` (1.0) for a right answer, the metric's value for F1 metrics, ``wrong``
@@ -122,14 +132,16 @@ class NormalizeReward:
             verifier = self._local.verifier = MathVerifier()
         return verifier
 
-    def verdict(self, text: str | None, target: Any, task: str | None = None) -> Verdict:
-        """The full verdict on one output (status, answer, reason, correctness, pack hash)."""
+    def verdict(self, text: str | None, target: Any, task: str | None = None, lang: str | None = None) -> Verdict:
+        """The full verdict on one output (status, answer, reason, correctness, pack hash);
+        ``lang``: the row's language (MGSM ``de``): its answer markers apply."""
         name = task or self.task
         if name is None:
             raise ValueError("no task: give NormalizeReward(task=...) or a 'task' column / extra_info['task']")
         if target is None:
             raise ValueError(f"no target for task {name!r}: a reward needs one")
-        verdict = judge(self.pack, text, name, target, verifier=self._verifier(name))
+        verdict = judge(self.pack, text, name, target, verifier=self._verifier(name),
+                        lang=lang if isinstance(lang, str) else None)
         if verdict.outcome not in ("scored", "no_answer"):
             raise ValueError(f"cannot score against the target {target!r} for task {name!r}: {verdict.note}")
         return verdict
@@ -154,10 +166,13 @@ class NormalizeReward:
         if len(targets) != len(completions):
             raise ValueError(f"{len(completions)} completions but {len(targets)} targets")
         tasks = kwargs.get("task")
+        langs = kwargs.get("lang")
         rewards: list[float] = []
         for i, completion in enumerate(completions):
             task = tasks[i] if isinstance(tasks, Sequence) and not isinstance(tasks, str) else tasks
-            verdict = self.verdict(_completion_text(completion), targets[i], task if isinstance(task, str) else None)
+            lang = langs[i] if isinstance(langs, Sequence) and not isinstance(langs, str) else langs
+            verdict = self.verdict(_completion_text(completion), targets[i], task if isinstance(task, str) else None,
+                                   lang if isinstance(lang, str) else None)
             rewards.append(self.reward(verdict))
         return rewards
 
@@ -169,7 +184,8 @@ class NormalizeReward:
             task = extra_info["task"]
         if task is None and isinstance(data_source, str) and data_source:
             task = data_source.rstrip("/").rsplit("/", 1)[-1].lower()
-        verdict = self.verdict(solution_str, ground_truth, task)
+        lang = extra_info.get("lang") if isinstance(extra_info, Mapping) else None
+        verdict = self.verdict(solution_str, ground_truth, task, lang if isinstance(lang, str) else None)
         return {"score": self.reward(verdict), "acc": float(bool(verdict.correct)), "parsed": float(verdict.parsed)}
 
 

@@ -23,7 +23,7 @@ from scoring.metrics._registry import (
     ScoringConfig,
     scoring_config,
 )
-from scoring.metrics.exact import alias_candidates, as_text, choice_letter
+from scoring.metrics.exact import alias_candidates, as_text, choice_letter, choice_letters
 from scoring.metrics.json import read_json_value
 from scoring.metrics.numeric import MAX_NUMBER_DIGITS, number_out_of_range, parse_number
 
@@ -44,6 +44,8 @@ def read_targets(
     """
     kind = config.task_type
     extra = _row_aliases(aliases)
+    if kind == "multiple_choice" and config.metric == "choice_set":
+        return [choice_letters(t, options) for t in [target, *extra]]
     if kind == "multiple_choice":
         return [choice_letter(t, options) for t in [target, *extra]]
     if kind == "structured_json":

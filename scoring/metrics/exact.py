@@ -50,6 +50,29 @@ def choice_letter(target: Any, options: Sequence[str] | int | None = None) -> st
     raise ValueError(f"a multiple-choice target must be a letter, a 0-based index or an option text, got {target!r}")
 
 
+def choice_letters(target: Any, options: Sequence[str] | int | None = None) -> str:
+    """The set of option letters a multi-select target names, as its letters in order: ``"ABD"``,
+    ``"A, B, D"``, ``["A", "B", "D"]`` or 0-based indexes ``[0, 1, 3]``.
+
+    >>> choice_letters("DBA"), choice_letters("A, c"), choice_letters([0, 2]), choice_letters(["B", "d"])
+    ('ABD', 'AC', 'AC', 'BD')
+    """
+    if isinstance(target, (list, tuple)):
+        if not target:
+            raise ValueError("a multi-select target must name at least one option")
+        letters = [choice_letter(item, options) for item in target]
+    elif isinstance(target, str):
+        tokens = "".join(" " if c.isspace() or c in ",，、;；/&+" else c for c in target).split()
+        if not tokens or not all(
+            t.isascii() and t.isalpha() and (len(t) == 1 or t.isupper()) for t in tokens
+        ):
+            raise ValueError(f"a multi-select target must be option letters (ABD, A,B,D), got {target!r}")
+        letters = [choice_letter(c, options) for t in tokens for c in t]
+    else:
+        letters = [choice_letter(target, options)]
+    return "".join(sorted(set(letters)))
+
+
 def alias_candidates(
     targets: Iterable[str],
     groups: Iterable[Sequence[str]],
@@ -96,6 +119,15 @@ def exact_choice(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: 
     """The answer letter is one of the target letters (or an alias of one), case-insensitively."""
     accepted = alias_candidates(golds, ctx.alias_groups, key=lambda s: s.strip().upper())
     hit = isinstance(answer, str) and answer.strip().upper() in {a.strip().upper() for a in accepted}
+    return Score(hit, float(hit), config.metric, SCORED)
+
+
+@metric("choice_set", task_types=("multiple_choice",))
+def choice_set(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: MetricContext) -> Score:
+    """Multi-select: the set of answer letters equals a target's set (``ABD`` = ``DBA`` = ``A,B,D``);
+    one letter more or less is wrong (as in the Chinese exams: no partial credit)."""
+    given = set(answer.strip().upper()) - set(" ,") if isinstance(answer, str) else None
+    hit = given is not None and any(given == set(gold) for gold in golds)
     return Score(hit, float(hit), config.metric, SCORED)
 
 

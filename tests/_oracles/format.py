@@ -222,6 +222,12 @@ def remove_think_blocks(text: str) -> str:
         return text
     if not inside:
         kept.append((pos, len(text)))
+    elif not any(text[start:end].strip() for start, end in kept):  # v2: all unfinished reasoning
+        raise RejectText(
+            "no_answer",
+            "truncated_reasoning: the output ends inside an unclosed <think> block and states nothing "
+            "outside it (the token budget ran out while reasoning)",
+        )
     return _join_stripped(text, kept)
 
 
