@@ -25,6 +25,7 @@ import regex
 from normalize import status as st
 from normalize._deadline import TimeUp
 from normalize._literals import fold
+from normalize._quantity import NUMBER_WORD, Reading, read_phrase
 from normalize._mathvalue import (
     MathValue,
     NotMath,
@@ -106,7 +107,7 @@ def _candidate(text: str, *, whole: bool) -> str:
     return candidate
 
 
-@parser("math", version=2, params=MathParams)
+@parser("math", version=3, params=MathParams)
 def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     r"""The answer as a canonical mathematical value (see the module docstring).
 
@@ -131,6 +132,9 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
         plain = plain_canonical(unboxed)
         if plain is not None:
             return Parsed(plain, st.OK, None, {})
+    accounted = _account(unboxed, ctx, whole=not whole_solution)
+    if accounted is not None:
+        return accounted
     try:
         candidate: str | None = None
         if whole_text:
@@ -152,6 +156,22 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     except TimeUp:
         return Parsed(None, st.ERROR, f"reading the answer took longer than {params.timeout:g} s (timeout)")
     return _ok(value, ctx, typeset=False)
+
+
+def _account(text: str, ctx: ParseContext, *, whole: bool) -> Parsed | None:
+    """The accounting reader's verdict on the phrase of the answer's last number
+    (:func:`normalize._quantity.read_phrase`: magnitude and number words, mixed numbers, locales,
+    ranges, compound quantities, times of day), or ``None`` when it adds nothing to the readers
+    below (a plain number, an expression)."""
+    found = read_phrase(text, ctx.lang, whole=whole)
+    if found is None:
+        return None
+    if isinstance(found, Reading):
+        return Parsed(found.canonical, st.OK, None, {"dropped": [found.unit]} if found.unit else {})
+    extra: dict[str, str] = {"refused": found.kind}
+    if found.reading is not None:
+        extra["reading"] = found.reading
+    return Parsed(None, st.NO_ANSWER, found.reason, extra)
 
 
 def _typeset_text(text: str) -> bool:
@@ -177,6 +197,8 @@ def _ok(value: MathValue, ctx: ParseContext, *, typeset: bool) -> Parsed:
             and ctx.notes.get("found_by") not in ("marker", "boxed")):
         return Parsed(None, st.NO_ANSWER, f"no answer stated: {value.text or value.canonical!r} is prose, "
                                           "not marked or boxed as the answer")
+    if value.kind == "text" and NUMBER_WORD.search(value.text or "") is not None:
+        return Parsed(None, st.NO_ANSWER, f"number words not read as one number: {value.text!r}")
     extra = {"dropped": list(value.dropped)} if value.dropped else {}
     return Parsed(value.canonical, st.OK, None, extra)
 

@@ -46,6 +46,7 @@ from normalize._numbers import (
     token_pattern,
     token_value,
 )
+from normalize._quantity import Refusal, read_phrase
 from normalize._regex import compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, StrTuple, parser
 
@@ -142,7 +143,7 @@ def _expression_reason(part: str, m: regex.Match[str], before: regex.Match[str] 
     return None
 
 
-@parser("number", version=1, params=NumberParams, embeds={"simplify_latex_numbers": 1, "convert_chinese_numerals": 1})
+@parser("number", version=2, params=NumberParams, embeds={"simplify_latex_numbers": 1, "convert_chinese_numerals": 1})
 def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
     """The final number of the answer in canonical form (see the module docstring).
 
@@ -158,6 +159,20 @@ def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
     if not text.strip():
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
     part = _final_part(_prepare(text, timeout))
+    accounted = read_phrase(part, ctx.lang, whole=True, spaces=" " in params.thousands)
+    if isinstance(accounted, Refusal):
+        extra = {"refused": accounted.kind, **({"reading": accounted.reading} if accounted.reading else {})}
+        return Parsed(None, st.NO_ANSWER, accounted.reason, extra)
+    if accounted is not None:
+        value = accounted.value
+        if accounted.percent:
+            percent_value = apply_percent(value, params.percent)
+            if percent_value is None:
+                return Parsed(None, st.NO_ANSWER, f"{part.strip()!r} is a percentage (percent=reject)")
+            return Parsed(format_number(percent_value), st.OK)
+        if params.rational == "fraction" and accounted.as_fraction:
+            return Parsed(format_fraction(value), st.OK)
+        return Parsed(format_number(value), st.OK)
     pattern = compile_pattern(
         token_pattern(params.thousands, params.decimal_comma, scientific=params.scientific, ratio=True, percent=True, wan=True)
     )

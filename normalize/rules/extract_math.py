@@ -38,6 +38,7 @@ import regex
 from normalize import status as st
 from normalize._literals import anchored_text_locator, entangled, fold, project, text_locator_source
 from normalize._numbers import to_fraction
+from normalize._quantity import NUMBER_WORD
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, rule
@@ -886,7 +887,9 @@ def _last_sentence(text: str) -> str:
 
 
 def _has_number(text: str) -> bool:
-    return any(c.isdigit() for c in text)
+    """Digits or number words (``eleven``, ``two hundred and six``): a sentence that ends in a
+    number written in words is finished."""
+    return any(c.isdigit() for c in text) or NUMBER_WORD.search(text) is not None
 
 
 __all__ = [

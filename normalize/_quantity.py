@@ -1,0 +1,922 @@
+r"""The accounting reader: a number written in words, magnitudes, mixed forms or a locale, read
+whole, or refused with a reason that names what could not be read.
+
+Private to the package.  The ``math`` parser, the ``number`` parser and the scorer's target
+reader (:func:`normalize._mathvalue.read_value`) call it, so an answer and a gold written the
+same way read the same.
+
+**The accounting rule.**  The *phrase* of an answer's number is the run of tokens joined to it:
+digit groups, a sign, decimal and grouping marks, a fraction bar, magnitude words
+(``thousand``, ``million``, ``k``/``M``/``B`` attached to digits, ``dozen``, ``万``, ``亿``,
+``千``…), number words (``two hundred and six``, ``三千零五``), ``and``/``又`` of a mixed number,
+units and currency, and the words that make two numbers one statement (``between``, ``from``,
+``to``, ``or``, ``–``, ``到``, ``至``).  Every token of the phrase is accounted for, or the answer
+is refused — never truncated to the number beside a token that was not read:
+
+* one value: ``4 thousand`` → 4000, ``1.2 million``, ``2.5k`` → 2500, ``3万5千`` → 35000,
+  ``2亿3千万`` → 230000000, ``1.2万``, ``two hundred and six`` → 206, ``2 3/4``, ``2 and 3/4``,
+  ``2又3/4`` → 11/4, ``.5`` after prose → 0.5, ``2.345,6`` → 2345.6 (the groups prove the
+  locale), ``7,25`` → 7.25 only when the row's ``lang`` writes a decimal comma;
+* refused (``no_answer``) with a reason: ``range`` (``between 3 and 4``, ``from 3 to 4``,
+  ``3–4``, ``3到4个``, ``about 3 or 4``), ``compound quantity`` (``1 hour 45 minutes``,
+  ``5 ft 3 in``: carried as one quantity in a base unit, so a gold that states a unit can still
+  be compared), ``time of day`` (``3:30``), ``ambiguous number`` (``7,25`` with no ``lang``),
+  ``bound`` (``at least 5``), and any token next to the number that is none of the above.
+
+Values are exact :class:`~fractions.Fraction`; no float is used.  Words are English and Chinese.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from normalize._numbers import CN_DIGIT_VALUES, chinese_integer, format_fraction, format_number
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A phrase read as one value (``unit``: a unit word after it, ``as_fraction``: written as
+    a fraction or mixed number, so the canonical spelling is ``p/q``)."""
+
+    value: Fraction
+    as_fraction: bool = False
+    unit: str | None = None
+    percent: bool = False
+
+    @property
+    def canonical(self) -> str:
+        text = format_fraction(self.value) if self.as_fraction else format_number(self.value)
+        return text + ("%" if self.percent else "")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A phrase that is not one value: ``kind`` is the reason's class (``range``, ``compound
+    quantity``, ``time of day``, ``ambiguous number``, ``bound``, ``unread``), ``reason`` the
+    sentence recorded on the result, ``reading`` what a gold of the same kind is compared with
+    (a range ``3..4``, a compound quantity in its base unit ``6300 s``), or ``None``."""
+
+    kind: str
+    reason: str
+    reading: str | None = None
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+_SMALL: Final = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+_TENS: Final = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}
+_SCALES: Final = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_MAGNITUDES: Final = frozenset({*_SCALES, "hundred", "dozen"})
+#: Letters attached to digits that multiply them (``2.5k``, ``$3M``, ``1.5bn``); not ``m``
+#: (metres) nor ``b`` (bits, bytes).
+_SUFFIXES: Final = {"k": 10**3, "K": 10**3, "M": 10**6, "mn": 10**6, "MM": 10**6, "B": 10**9, "bn": 10**9, "T": 10**12}
+_ORDINAL_DENOMINATORS: Final = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "fourth": 4, "fourths": 4, "quarter": 4, "quarters": 4,
+    "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7, "eighth": 8,
+    "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10, "hundredth": 100, "hundredths": 100,
+}
+#: Words that make one number a bound, not a value.
+_BOUND_BEFORE: Final = ("at least", "at most", "more than", "less than", "fewer than", "no more than",
+                        "no less than", "up to", "greater than", "over and above")
+_BOUND_AFTER: Final = ("or more", "or less", "or fewer", "or so", "or above", "or below", "plus")
+_HEDGE: Final = frozenset({"about", "around", "approximately", "roughly", "approx", "circa", "nearly", "almost", "some"})
+_CN_HEDGE: Final = ("大约", "大概", "约", "近")
+#: Units whose multiples make compound quantities, with their size in a base unit (exact).
+_UNIT_SIZES: Final = {
+    # time, base: second
+    "s": ("time", 1), "sec": ("time", 1), "secs": ("time", 1), "second": ("time", 1), "seconds": ("time", 1),
+    "min": ("time", 60), "mins": ("time", 60), "minute": ("time", 60), "minutes": ("time", 60),
+    "h": ("time", 3600), "hr": ("time", 3600), "hrs": ("time", 3600), "hour": ("time", 3600), "hours": ("time", 3600),
+    "day": ("time", 86400), "days": ("time", 86400), "week": ("time", 604800), "weeks": ("time", 604800),
+    "秒": ("time", 1), "秒钟": ("time", 1), "分钟": ("time", 60), "小时": ("time", 3600), "个小时": ("time", 3600),
+    "天": ("time", 86400), "周": ("time", 604800), "星期": ("time", 604800),
+    # length, base: 1/10000 inch would not be exact for metres; base: micrometre
+    "mm": ("length", 1000), "millimeter": ("length", 1000), "millimeters": ("length", 1000),
+    "millimetre": ("length", 1000), "millimetres": ("length", 1000),
+    "cm": ("length", 10000), "centimeter": ("length", 10000), "centimeters": ("length", 10000),
+    "centimetre": ("length", 10000), "centimetres": ("length", 10000),
+    "m": ("length", 1000000), "meter": ("length", 1000000), "meters": ("length", 1000000),
+    "metre": ("length", 1000000), "metres": ("length", 1000000),
+    "km": ("length", 10**9), "kilometer": ("length", 10**9), "kilometers": ("length", 10**9),
+    "kilometre": ("length", 10**9), "kilometres": ("length", 10**9),
+    "in": ("length", 25400), "inch": ("length", 25400), "inches": ("length", 25400),
+    "ft": ("length", 304800), "foot": ("length", 304800), "feet": ("length", 304800),
+    "yd": ("length", 914400), "yard": ("length", 914400), "yards": ("length", 914400),
+    "mi": ("length", 1609344000), "mile": ("length", 1609344000), "miles": ("length", 1609344000),
+    "毫米": ("length", 1000), "厘米": ("length", 10000), "米": ("length", 1000000),
+    "公里": ("length", 10**9), "千米": ("length", 10**9),
+    # mass, base: milligram
+    "mg": ("mass", 1), "g": ("mass", 1000), "gram": ("mass", 1000), "grams": ("mass", 1000),
+    "kg": ("mass", 10**6), "kilogram": ("mass", 10**6), "kilograms": ("mass", 10**6),
+    "oz": ("mass", Fraction(28349523125, 10**6)), "ounce": ("mass", Fraction(28349523125, 10**6)),
+    "ounces": ("mass", Fraction(28349523125, 10**6)),
+    "lb": ("mass", Fraction(45359237, 100)), "lbs": ("mass", Fraction(45359237, 100)),
+    "pound": ("mass", Fraction(45359237, 100)), "pounds": ("mass", Fraction(45359237, 100)),
+    "克": ("mass", 1000), "千克": ("mass", 10**6), "公斤": ("mass", 10**6), "斤": ("mass", 500000),
+    # money, base: cent
+    "dollar": ("money", 100), "dollars": ("money", 100), "cent": ("money", 1), "cents": ("money", 1),
+    "元": ("money", 100), "块": ("money", 100), "角": ("money", 10), "毛": ("money", 10),
+}
+_BASE_NAMES: Final = {"time": "s", "length": "um", "mass": "mg", "money": "cent"}
+#: The unit names :func:`normalize._mathvalue.unit_names` gives, to the size table's keys.
+UNIT_SIZES: Final = _UNIT_SIZES
+
+#: Locales that write a decimal comma (``7,25``), by the language part of a BCP 47 tag; the
+#: regions that write a point instead are listed apart.
+_COMMA_LANGS: Final = frozenset({
+    "de", "fr", "es", "it", "pt", "nl", "ru", "pl", "tr", "id", "vi", "cs", "sk", "sl", "sv", "da",
+    "fi", "nb", "nn", "no", "uk", "be", "ro", "hu", "el", "bg", "hr", "sr", "bs", "lt", "lv", "et",
+    "ca", "eu", "gl", "az", "kk", "ka", "hy", "is", "mk", "sq", "af", "uz", "ky", "mn",
+})
+_POINT_REGIONS: Final = frozenset({"de-ch", "fr-ch", "it-ch", "de-li", "es-mx", "es-us", "es-pr", "pt-mo"})
+#: Grouping marks a locale may use with a decimal comma (``2.345,6``, ``1 234,5``).
+_COMMA_GROUPS: Final = ".' \u00a0\u202f\u2009’"
+_POINT_GROUPS: Final = ",' \u00a0\u202f\u2009’"
+
+
+def decimal_comma_locale(lang: str | None) -> bool | None:
+    """Whether the locale ``lang`` writes a decimal comma (``None``: it does not say).
+
+    >>> decimal_comma_locale("de"), decimal_comma_locale("de-ch"), decimal_comma_locale("en"), decimal_comma_locale(None)
+    (True, False, False, None)
+    """
+    if not lang:
+        return None
+    lang = lang.lower()
+    if lang in _POINT_REGIONS:
+        return False
+    return lang.split("-", 1)[0] in _COMMA_LANGS
+
+
+# --------------------------------------------------------------------------- one numeral
+
+
+def read_numeral(text: str, lang: str | None = None) -> Fraction | Refusal:
+    """The value of one written numeral (digits with decimal and grouping marks), by the
+    digits where they prove the locale, else by ``lang``; a :class:`Refusal` when it is
+    ambiguous or no numeral.
+
+    >>> [read_numeral(s) for s in ["2.345,6", "1,234.5", "1 234,5", ".5", "1'000"]]
+    [Fraction(11728, 5), Fraction(2469, 2), Fraction(2469, 2), Fraction(1, 2), Fraction(1000, 1)]
+    >>> read_numeral("7,25").kind, read_numeral("7,25", "de"), read_numeral("1.234", "de")
+    ('ambiguous number', Fraction(29, 4), Fraction(1234, 1))
+    """
+    text = text.replace("’", "'")
+    if text.isdigit():
+        return Fraction(int(text))
+    if text.startswith("."):
+        rest = text[1:]
+        return Fraction(int(rest), 10 ** len(rest)) if rest.isdigit() else _bad(text)
+    groups = re.split(r"[^0-9]", text)
+    marks = [c for c in text if not c.isdigit()]
+    if not all(groups):
+        return _bad(text)
+    comma_locale = decimal_comma_locale(lang)
+    last = marks[-1]
+    distinct = set(marks)
+    if len(distinct) == 2:
+        # a grouping mark and, last and once, the decimal mark: the digits prove the locale
+        if marks.count(last) != 1 or last not in ".," or not _grouped(groups[:-1]):
+            return _bad(text)
+        group = next(c for c in distinct if c != last)
+        if group not in (_COMMA_GROUPS if last == "," else _POINT_GROUPS):
+            return _bad(text)
+        return _value("".join(groups[:-1]), groups[-1])
+    if len(distinct) > 2:
+        return _bad(text)
+    if last in "' \u00a0\u202f\u2009":
+        return _value("".join(groups), "") if _grouped(groups) else _bad(text)
+    if len(marks) > 1:  # one mark, repeated: a grouping (1.234.567, 1,234,567) or nothing
+        if not _grouped(groups):
+            return Refusal("list", f"{text!r} lists numbers") if last == "," else _bad(text)
+        if last == "." and comma_locale is False:
+            return _bad(text)  # 1.234.567 in a point locale: a version, not a number
+        return _value("".join(groups), "")
+    whole, decimals = groups
+    if last == ".":
+        if comma_locale and len(decimals) == 3 and _grouped(groups):
+            return _value(whole + decimals, "")  # 1.234 in de: one thousand two hundred and thirty-four
+        return _value(whole, decimals)
+    # one comma
+    if comma_locale:
+        return _value(whole, decimals)
+    if len(decimals) == 3 and _grouped(groups) and whole != "0":
+        return _value(whole + decimals, "")  # 1,234 (a decimal-comma locale would say so)
+    if whole == "0" or len(whole) > 3:
+        return _value(whole, decimals)  # 0,5 and 1234,5: no thousands group reads so
+    return Refusal("ambiguous number", f"ambiguous number: {text!r} is a decimal comma or two numbers; the row's lang does not say")
+
+
+def _grouped(groups: list[str]) -> bool:
+    return 1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:])
+
+
+def _value(whole: str, decimals: str) -> Fraction:
+    return Fraction(int(whole + decimals or "0"), 10 ** len(decimals))
+
+
+def _bad(text: str) -> Refusal:
+    return Refusal("unread", f"{text!r} is not one number (digit groups that no locale writes)")
+
+
+# --------------------------------------------------------------------------- words
+
+
+def read_number_words(words: list[str]) -> Fraction | None:
+    """English number words (lower case; ``and`` and hyphen parts as their own words) → the
+    value, or ``None`` when they are not one number.
+
+    >>> [read_number_words(s.replace("-", " - ").split()) for s in ["two hundred and six", "twenty - one", "a dozen", "three fourths", "one million two hundred thousand"]]
+    [Fraction(206, 1), Fraction(21, 1), Fraction(12, 1), Fraction(3, 4), Fraction(1200000, 1)]
+    >>> read_number_words(["two", "three"]) is None, read_number_words(["hundred", "and"]) is None
+    (True, True)
+    """
+    words = [w for w in words if w != "-"]
+    if not words or words[-1] == "and" or words[0] == "and":
+        return None
+    if len(words) >= 2 and words[-1] in _ORDINAL_DENOMINATORS and words[-2] not in ("and",):
+        numerator = read_number_words(words[:-1]) if words[:-1] != ["a"] else Fraction(1)
+        last = words[-1]
+        if numerator is None or numerator.denominator != 1 or last in ("half", "halves") and len(words) > 2:
+            return None
+        plural = last.endswith("s") and last not in ("halves",) or last == "halves"
+        if (numerator == 1) == plural:
+            return None  # "one thirds", "two third"
+        return numerator / _ORDINAL_DENOMINATORS[last]
+    if len(words) >= 3 and words[-3] == "and" and words[-2] in ("a", "one") and words[-1] in ("half", "quarter"):
+        whole = read_number_words(words[:-3])
+        return None if whole is None else whole + Fraction(1, 2 if words[-1] == "half" else 4)
+    total = 0
+    current = 0  # the part below the last scale
+    last_scale = 10**15
+    prev = ""  # the kind of the previous word
+    for index, w in enumerate(words):
+        if w == "a":
+            if prev not in ("", "scale", "and"):
+                return None
+            current, prev = 1, "a"
+        elif w in _SMALL:
+            if prev in ("small", "a") or (prev == "tens" and _SMALL[w] >= 10) or (prev == "tens" and _SMALL[w] == 0):
+                return None
+            current += _SMALL[w]
+            prev = "small"
+        elif w in _TENS:
+            if prev in ("small", "tens", "a") or current % 100:
+                return None
+            current += _TENS[w]
+            prev = "tens"
+        elif w == "hundred":
+            if prev not in ("small", "a") or not 1 <= current <= 9:
+                return None
+            current *= 100
+            prev = "hundred"
+        elif w in _SCALES:
+            scale = _SCALES[w]
+            if prev in ("", "and", "scale") or scale >= last_scale or not 1 <= current <= 999:
+                return None
+            total += current * scale
+            current, last_scale, prev = 0, scale, "scale"
+        elif w == "dozen":  # "a dozen", "two dozen", "dozen": the last word, after a count below 100
+            if total or index != len(words) - 1 or prev not in ("", "small", "a", "tens"):
+                return None
+            return Fraction((current or 1) * 12)
+        elif w == "and":
+            if prev not in ("hundred", "scale"):
+                return None
+            prev = "and"
+        else:
+            return None
+    if prev in ("a",):
+        return None
+    return Fraction(total + current)
+
+
+# --------------------------------------------------------------------------- Chinese mixed forms
+
+_CN_UNIT_VALUES: Final = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+_CN_BIG: Final = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8}
+
+
+def read_chinese_mixed(run: str) -> Fraction | Refusal | None:
+    """A numeral of Arabic digits and Chinese units (``3万5千``, ``2亿3千万``, ``1.2万``,
+    ``5千零3``), or of Chinese characters (``三千零五``, ``三点五``): the exact value; a
+    :class:`Refusal` when its units are out of order; ``None`` when it is not a numeral.
+
+    >>> [read_chinese_mixed(s) for s in ["3万5千", "2亿3千万", "1.2万", "三千零五", "5千零3", "两万五"]]
+    [Fraction(35000, 1), Fraction(230000000, 1), Fraction(12000, 1), Fraction(3005, 1), Fraction(5003, 1), Fraction(25000, 1)]
+    """
+    if "点" in run:
+        whole, _, decimals = run.partition("点")
+        if not decimals or any(c not in CN_DIGIT_VALUES or c == "两" for c in decimals):
+            return None
+        head = read_chinese_mixed(whole) if whole else None
+        if not isinstance(head, Fraction) or head.denominator != 1 or any(c in _CN_BIG for c in whole):
+            return None
+        digits = "".join(str(CN_DIGIT_VALUES[c]) for c in decimals)
+        return head + Fraction(int(digits), 10 ** len(digits))
+    if not any(c.isdigit() and c.isascii() for c in run):
+        if not any(c in _CN_UNIT_VALUES or c in _CN_BIG for c in run):
+            return None
+        value = chinese_integer(run)
+        return None if value is None else Fraction(value)
+    try:
+        return _big(run)
+    except ValueError as exc:
+        return Refusal("unread", f"{run!r} is not one number: {exc}")
+
+
+def _big(run: str) -> Fraction:
+    """``run`` split at its highest myriad unit (亿, then 万), each part read in turn."""
+    for unit in ("亿", "億", "万", "萬"):
+        if unit in run:
+            at = run.index(unit)
+            high, low = run[:at], run[at + 1 :]
+            if not high:
+                raise ValueError(f"{unit} with no number before it")
+            value = _big(high) * _CN_BIG[unit]
+            if low:
+                if "." in high:
+                    raise ValueError("a decimal before more units")
+                if len(low) == 1 and low in CN_DIGIT_VALUES:
+                    rest = Fraction(CN_DIGIT_VALUES[low] * (_CN_BIG[unit] // 10))  # 两万五: 25000
+                elif low.isdigit():
+                    raise ValueError(f"{low} after {unit} without a unit (a spoken abbreviation, or a number of its own?)")
+                else:
+                    rest = _big(low)
+                if rest >= _CN_BIG[unit]:
+                    raise ValueError("units out of order")
+                value += rest
+            return value
+    return _section(run)
+
+
+def _section(run: str) -> Fraction:
+    """A part below 万: terms ``<digits><unit>`` in falling order, ``零`` as a place holder,
+    a last bare digit (``三千五``: 3500, a spoken abbreviation, only for one Chinese digit)."""
+    terms = re.findall(r"(零)|([0-9]+(?:\.[0-9]+)?|[零〇一二两三四五六七八九壹贰叁肆伍陆柒捌玖])([十拾百佰千仟]?)|([十拾])", run)
+    if "".join("".join(t) for t in terms) != run:
+        raise ValueError("characters that are not digits or units")
+    total = Fraction(0)
+    previous = 10**5
+    zero = False
+    for index, (zero_mark, digits, unit, bare_ten) in enumerate(terms):
+        if zero_mark:
+            zero = True
+            continue
+        if bare_ten:  # 十五: ten and five
+            if previous <= 10:
+                raise ValueError("units out of order")
+            total += 10
+            previous = 10
+            continue
+        number = Fraction(digits) if digits[0].isdigit() else Fraction(CN_DIGIT_VALUES[digits])
+        if "." in digits and index != len(terms) - 1:
+            raise ValueError("a decimal before more units")
+        if unit:
+            size = _CN_UNIT_VALUES[unit]
+            if size >= previous:
+                raise ValueError("units out of order")
+            total += number * size
+            previous = size
+        else:
+            if index != len(terms) - 1:
+                raise ValueError("two numbers side by side")
+            if index and not zero and previous > 10:
+                if digits[0].isdigit() and len(terms) > 1:
+                    raise ValueError(f"{digits} after a unit without 零 (a spoken abbreviation, or a number of its own?)")
+                total += number * (previous // 10)  # 三千五: 3500
+            elif index and not zero and previous == 10:
+                total += number
+            else:
+                total += number
+        zero = False
+    return total
+
+
+# --------------------------------------------------------------------------- tokens
+
+_CN_CHARS: Final = "零〇一二两三四五六七八九十百千万亿拾佰仟萬億壹贰叁肆伍陆柒捌玖"
+def _token_pattern(spaces: bool) -> re.Pattern[str]:
+    space_group = r"|\x20[0-9]{3}(?![0-9])" if spaces else ""
+    return re.compile(
+        r"(?P<cnfrac>(?:[0-9]+|[" + _CN_CHARS + r"]+)分之(?:[0-9]+(?:\.[0-9]+)?|[" + _CN_CHARS + r"]+))"
+        r"|(?P<cn>(?:[0-9]+(?:\.[0-9]+)?)?(?:[" + _CN_CHARS + r"]|(?<=[0-9" + _CN_CHARS + r"])点(?=[0-9" + _CN_CHARS + r"]))"
+        r"(?:[0-9." + _CN_CHARS + r"]|点(?=[0-9" + _CN_CHARS + r"]))*)"
+        r"|(?P<num>(?<![0-9])\.[0-9]+|[0-9]+(?:[.,'’\u00a0\u202f\u2009][0-9]+" + space_group + r")*)"
+        r"|(?P<word>[A-Za-z]+)"
+        r"|(?P<han>[\u3400-\u9fff])"
+        r"|(?P<space>\s+)"
+        r"|(?P<sym>.)",
+        re.DOTALL,
+    )
+
+
+#: Tokens: a digit numeral (its marks read by :func:`read_numeral`), Chinese numerals, words,
+#: CJK characters, symbols; with digits grouped by plain spaces (``1 000``) or without.
+_TOKENS: Final = {True: _token_pattern(True), False: _token_pattern(False)}
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str  # num, cn, cnfrac, word, han, sym
+    text: str
+    start: int
+    end: int
+    spaced: bool  # whitespace before it
+
+
+def _tokens(text: str, spaces: bool = True) -> list[_Tok]:
+    out: list[_Tok] = []
+    spaced = True
+    for m in _TOKENS[spaces].finditer(text):
+        kind = m.lastgroup or "sym"
+        if kind == "space":
+            spaced = True
+            continue
+        out.append(_Tok(kind, m.group(0), m.start(), m.end(), spaced))
+        spaced = False
+    return out
+
+
+#: An English number word anywhere in a text (a necessary condition for :func:`read_phrase` to
+#: read words).
+NUMBER_WORD: Final = re.compile(
+    r"(?i)(?<![A-Za-z])(?:" + "|".join(sorted([*_SMALL, *_TENS, "hundred", "dozen", *_SCALES], key=len, reverse=True)) + r")(?![A-Za-z])"
+)
+
+
+def _is_word_number(tok: _Tok) -> bool:
+    w = tok.text.lower()
+    return tok.kind == "word" and (w in _SMALL or w in _TENS or w in ("hundred", "dozen") or w in _SCALES)
+
+
+# --------------------------------------------------------------------------- the phrase
+
+_RANGE_MARKS: Final = frozenset({"–", "—", "~", "～", "〜", "到", "至", "−"})
+_CURRENCY: Final = frozenset({"$", "€", "£", "¥", "₹", "￥"})
+_MAX_TEXT: Final = 400
+#: ``\text{…}`` and its kin around words: read as the words.
+_TEXT_COMMAND: Final = re.compile(r"\\(?:text|textrm|textbf|mathrm|mbox)\s*\{([^{}\\]*)\}")
+
+
+def read_phrase(text: str, lang: str | None = None, *, whole: bool, spaces: bool = True) -> Reading | Refusal | None:
+    """Read the phrase of the last number in ``text`` by the accounting rule (module docstring).
+
+    ``whole``: ``text`` is one answer statement (a marked or boxed answer, a gold), so number
+    words count as numbers; otherwise (the last number of a whole solution) only digits start a
+    phrase, and words join it only next to them (``4 thousand``).  ``None``: nothing this reader
+    adds to the plain readers — no number, or a plain one they read the same (``42``, ``1,000``),
+    or mathematics (an operator, a LaTeX command or a bracket next to the number).
+
+    >>> [read_phrase(s, whole=True).canonical for s in ["4 thousand", "2.5k", "2 3/4", "eleven", "3万5千"]]
+    ['4000', '2500', '11/4', '11', '35000']
+    >>> [read_phrase(s, whole=True).kind for s in ["between 3 and 4", "1 hour 45 minutes", "3:30", "7,25"]]
+    ['range', 'compound quantity', 'time of day', 'ambiguous number']
+    """
+    if len(text) > _MAX_TEXT:
+        text = text[-_MAX_TEXT:]
+    if "\\" in text:
+        text = _TEXT_COMMAND.sub(r" \1 ", text).replace("\\%", "%").replace("\\$", "$")
+    toks = _tokens(text, spaces)
+    last_digit = last_word = None
+    for i in range(len(toks) - 1, -1, -1):
+        t = toks[i]
+        if last_word is None and _is_word_number(t):
+            last_word = i
+        if t.kind in ("num", "cn", "cnfrac"):
+            last_digit = i
+            break
+    if last_word is not None:
+        j = last_word
+        while j > 0 and toks[j].text.lower() in _MAGNITUDES and toks[j - 1].text.lower() in _MAGNITUDES:
+            j -= 1
+        if toks[j].text.lower() in _MAGNITUDES and j > 0 and toks[j - 1].kind == "num":
+            last_word = None  # 4 thousand, 1.2 million: the digits' phrase, read below
+    if last_word is not None:
+        found = _phrase_at(text, toks, last_word, lang, whole=whole)
+        if found is not None:
+            return found
+    return None if last_digit is None else _phrase_at(text, toks, last_digit, lang, whole=whole)
+
+
+def _phrase_at(text: str, toks: list[_Tok], last: int, lang: str | None, *, whole: bool) -> Reading | Refusal | None:
+    """The phrase whose last numeral is ``toks[last]``, read by :func:`_analyse`."""
+    # the number words and digits joined to the last one, backwards
+    start = last
+    while start > 0:
+        prev = toks[start - 1]
+        cur = toks[start]
+        if cur.kind != "word":
+            break
+        if _is_word_number(prev) or (prev.kind == "word" and prev.text.lower() in ("and", "a") and start - 2 >= 0 and _is_word_number(toks[start - 2]) and _is_word_number(cur)):
+            if cur.kind == "num" and not _is_word_number(prev):
+                break
+            start -= 1
+            continue
+        if prev.kind == "sym" and prev.text == "-" and not prev.spaced and not cur.spaced and _is_word_number(cur) and start - 2 >= 0 and _is_word_number(toks[start - 2]):
+            start -= 2  # twenty-one
+            continue
+        break
+    core = toks[start : last + 1]
+    after = toks[last + 1 :]
+    before = toks[:start]
+    return _analyse(text, before, core, after, lang, whole=whole)
+
+
+def _w(tok: _Tok | None) -> str:
+    return tok.text.lower() if tok is not None and tok.kind == "word" else ""
+
+
+def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok], lang: str | None, *, whole: bool) -> Reading | Refusal | None:
+    first, lastt = core[0], core[-1]
+    span = text[first.start : lastt.end]
+    nxt = after[0] if after else None
+    nxt2 = after[1] if len(after) > 1 else None
+    prv = before[-1] if before else None
+    prv2 = before[-2] if len(before) > 1 else None
+    prv3 = before[-3] if len(before) > 2 else None
+    # mathematics around the number: the plain readers decide
+    if prv is not None and prv.kind == "sym" and prv.text in "^_{\\[(" :
+        return None
+    if nxt is not None and nxt.kind == "sym" and nxt.text in "^_}(!\\" and not nxt.spaced:
+        return None
+    if nxt is not None and nxt.kind == "sym" and nxt.text in "+*×÷=<>^":
+        return None
+    if prv is not None and prv.kind == "sym" and prv.text in "+*×÷<>·":
+        return None
+    # --- the core value
+    value: Fraction | Refusal | None
+    as_fraction = False
+    kinds = {t.kind for t in core}
+    if kinds <= {"word", "sym"}:  # number words
+        words = [t.text.lower() for t in core]
+        # a ratio word after? "three fourths"
+        if nxt is not None and nxt.kind == "word" and nxt.text.lower() in _ORDINAL_DENOMINATORS and not (nxt.text.lower() in ("second", "seconds")):
+            words.append(nxt.text.lower())
+            after = after[1:]
+            nxt = after[0] if after else None
+            nxt2 = after[1] if len(after) > 1 else None
+            as_fraction = True
+        if nxt is not None and _w(nxt) == "and" and _w(nxt2) in ("a", "one") and len(after) > 2 and _w(after[2]) in ("half", "quarter"):
+            words += ["and", _w(nxt2), _w(after[2])]
+            after = after[3:]
+            nxt = after[0] if after else None
+            nxt2 = after[1] if len(after) > 1 else None
+            as_fraction = True
+        value = read_number_words(words)
+        if value is None:
+            return Refusal("unread", f"cannot read the number words {span!r} as one number")
+        if value.denominator != 1:
+            as_fraction = True
+        span = text[first.start : (after[0].start if after else len(text))].strip()
+    elif first.kind == "cn":
+        value = read_chinese_mixed(first.text)
+        if value is None and all(c in CN_DIGIT_VALUES and c != "两" for c in first.text) and len(first.text) == 1:
+            value = Fraction(CN_DIGIT_VALUES[first.text])  # 三 (in 三到四个): only a range or a compound uses it
+        if value is None:
+            return None
+    elif first.kind == "cnfrac":
+        den_text, _, num_text = first.text.partition("分之")
+        den = read_numeral(den_text) if den_text.isdigit() else chinese_integer(den_text)
+        num: Fraction | Refusal | int | None = read_numeral(num_text) if num_text[0].isdigit() else chinese_integer(num_text)
+        if not isinstance(den, (int, Fraction)) or not isinstance(num, (int, Fraction)) or not den:
+            return None
+        value = Fraction(num) / Fraction(den)
+        as_fraction = True
+        if prv is not None and prv.kind == "han" and prv.text == "又" and prv2 is not None and prv2.kind in ("num", "cn"):
+            whole_v = read_numeral(prv2.text) if prv2.kind == "num" else read_chinese_mixed(prv2.text)
+            if not isinstance(whole_v, Fraction) or whole_v.denominator != 1:
+                return None
+            value = whole_v + value
+            before = before[:-2]
+            prv = before[-1] if before else None
+            span = text[prv2.start : first.end]
+    else:
+        value = read_numeral(first.text, lang)
+    if isinstance(value, Refusal):
+        return None if value.kind == "list" else value
+    used_special = (first.kind == "cn" and len(first.text) > 1) or first.kind in ("cnfrac", "word") or (
+        first.kind == "num" and _locale_marks(first.text, lang))
+    if first.kind == "word" and not _stated_alone(before, after, whole):
+        return None
+    if first.kind == "num" and prv is not None and _is_word_number(prv):
+        return Refusal("unread", f"{prv.text!r} before {first.text!r}: a number word the reader cannot join to the digits")
+    compound = _compound(before, value, _unit_after(after))
+    if compound is not None:
+        return compound
+    # --- a fraction bar: a/b, and a mixed number before it
+    if first.kind == "num" and prv is not None and prv.kind == "sym" and prv.text == "/" and not prv.spaced and not first.spaced:
+        if prv2 is None or prv2.kind != "num":
+            return None
+        numerator = read_numeral(prv2.text, lang)
+        if isinstance(numerator, Refusal) or not value:
+            return None if not isinstance(numerator, Refusal) else numerator
+        fraction = numerator / value
+        as_fraction = True
+        whole_tok = prv3
+        connector = None
+        if whole_tok is not None and _w(whole_tok) == "and" and len(before) > 3 and before[-4].kind == "num":
+            connector, whole_tok = whole_tok, before[-4]
+        elif whole_tok is not None and whole_tok.kind == "han" and whole_tok.text == "又" and len(before) > 3 and before[-4].kind in ("num", "cn"):
+            connector, whole_tok = whole_tok, before[-4]
+        if whole_tok is not None and whole_tok.kind in ("num", "cn") and (connector is not None or (prv2.spaced and whole_tok.kind == "num")):
+            whole_v = read_numeral(whole_tok.text, lang) if whole_tok.kind == "num" else read_chinese_mixed(whole_tok.text)
+            at = len(before) - (4 if connector is not None else 3)
+            lead = before[at - 1] if at >= 1 else None
+            if lead is not None and lead.kind == "sym" and lead.text in "+-*/^×÷=(<>_{\\":
+                return None  # an expression
+            if isinstance(whole_v, Fraction) and whole_v.denominator == 1 and numerator.denominator == 1 and value.denominator == 1 and 0 < numerator < value:
+                before = before[:at]
+                prv = before[-1] if before else None
+                span = text[whole_tok.start : first.end]
+                fraction = whole_v + fraction
+                used_special = True
+            elif connector is None:
+                return Refusal("unread", f"two numbers side by side: {text[whole_tok.start:first.end]!r}")
+            else:
+                return None  # "3 and 5/2": a list, as the math reader reads it
+        else:
+            lead = prv3
+            if lead is not None and lead.kind == "sym" and lead.text in "+-*/^×÷=(<>_{\\":
+                return None
+            if not used_special and prv2.text.isdigit() and first.text.isdigit():
+                # a plain p/q: the plain readers read it; only the suffix words below add
+                used_special = False
+            before = before[:-2]
+            prv = before[-1] if before else None
+            span = text[prv2.start : first.end]
+        value = fraction
+    # --- magnitude after the number
+    scale_word = _w(nxt)
+    if first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text in _SUFFIXES and (nxt2 is None or nxt2.kind != "num"):
+        value = value * _SUFFIXES[nxt.text]
+        span = text[first.start : nxt.end]
+        after = after[1:]
+        used_special = True
+    elif first.kind == "num" and scale_word in _SCALES or (first.kind == "num" and scale_word in ("hundred", "dozen")):
+        words = [scale_word]
+        k = 1
+        while k < len(after) and _w(after[k]) in _SCALES and _SCALES[_w(after[k])] < _SCALES.get(words[-1], 10**15) and words[-1] != "dozen":
+            words.append(_w(after[k]))
+            k += 1
+        factor = 1
+        for w in words:
+            factor *= 12 if w == "dozen" else 100 if w == "hundred" else _SCALES[w]
+        if len(words) > 1 and "hundred" not in words:
+            return Refusal("unread", f"magnitude words in a row: {text[first.start:after[k-1].end]!r}")
+        value = value * factor
+        span = text[first.start : after[k - 1].end]
+        after = after[k:]
+        used_special = True
+        if after and after[0].kind == "num":
+            return Refusal("unread", f"a number after {span!r}: two numbers or a compound number the reader cannot account for")
+    elif first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text.lower() in ("thousand", "million", "billion", "dozen"):
+        return None
+    nxt = after[0] if after else None
+    nxt2 = after[1] if len(after) > 1 else None
+    # --- what stands before the phrase: ranges, hedges, bounds, compound quantities
+    lower_before = " ".join(_w(t) or t.text for t in before[-4:]).lower()
+    prv = before[-1] if before else None
+    prv2 = before[-2] if len(before) > 1 else None
+    if prv is not None and (prv.kind == "sym" and prv.text in _RANGE_MARKS or prv.kind == "han" and prv.text in ("到", "至") or _w(prv) in ("to", "through", "thru", "till", "until")) and _number_before(before[:-1]):
+        return Refusal("range", f"range: {text[_number_before(before[:-1]).start:lastt.end]!r} is not one answer",  # type: ignore[union-attr]
+                       reading=_range_reading(before[:-1], value, lang))
+    if prv is not None and prv.kind == "sym" and prv.text == "-" and not prv.spaced and not first.spaced and _number_before(before[:-1]) is not None and nxt is not None and (nxt.kind == "han" or (_w(nxt) and _w(nxt) not in _SUFFIXES)):
+        b = _number_before(before[:-1])
+        assert b is not None
+        return Refusal("range", f"range: {text[b.start:lastt.end]!r} is not one answer", reading=_range_reading(before[:-1], value, lang))
+    if prv is not None and _w(prv) in ("and", "or") and _number_before(before[:-1]) is not None:
+        b = _number_before(before[:-1])
+        assert b is not None
+        opener = _w(before[-3]) if len(before) > 2 else ""
+        if opener == "between" or (_w(prv) == "or" and opener in _HEDGE) or (opener and opener in _HEDGE and _w(prv) == "and"):
+            return Refusal("range", f"range: {text[before[-3].start:lastt.end]!r} is not one answer", reading=_range_reading(before[:-1], value, lang))
+        if used_special or not whole:
+            # in a whole solution "3 and 5" is not the number 5; a stated "3 and 5" lists two
+            return Refusal("unread", f"two numbers joined by {prv.text!r}: {text[b.start:lastt.end]!r}")
+        return None
+    if prv is not None and prv.kind == "han" and prv.text == "或" and _number_before(before[:-1]) is not None:
+        return Refusal("range", f"range: {text[before[-2].start:lastt.end]!r} is not one answer")
+    for bound in _BOUND_BEFORE:
+        if lower_before.endswith(bound):
+            return Refusal("bound", f"{bound!r} before {span!r}: a bound, not a value")
+    after_words = " ".join(_w(t) for t in after[:2])
+    for bound in _BOUND_AFTER:
+        if after_words.startswith(bound) and not (bound == "plus" and nxt2 is not None and nxt2.kind == "num"):
+            return Refusal("bound", f"{span!r} {bound}: a bound, not a value")
+    if nxt is not None and nxt.kind == "han" and "".join(t.text for t in after[:2]).startswith(("以上", "以下", "多", "余", "左右")):
+        if after[0].text in ("多", "余") or "".join(t.text for t in after[:2]) in ("以上", "以下", "左右"):
+            return Refusal("bound", f"{span!r}{''.join(t.text for t in after[:2])}: a bound or an approximation, not a value")
+    # time of day
+    if prv is not None and prv.kind == "sym" and prv.text == ":" and not prv.spaced and not first.spaced and prv2 is not None and prv2.kind == "num":
+        if first.text.isdigit() and len(first.text) == 2 and prv2.text.isdigit() and int(prv2.text) <= 24 and int(first.text) < 60:
+            return Refusal("time of day", f"time of day: {text[prv2.start:lastt.end]!r} is a time, not a number")
+        return None
+    if nxt is not None and nxt.kind == "sym" and nxt.text == ":" and not nxt.spaced and nxt2 is not None and nxt2.kind == "num" and not nxt2.spaced:
+        return None
+    if _w(nxt) in ("am", "pm", "a") and nxt is not None and nxt.spaced is not None and first.kind == "num" and _w(nxt) != "a":
+        return Refusal("time of day", f"time of day: {span} {nxt.text!r} is a time, not a number")
+    # compound quantities: <number> <unit> <number> <unit>
+    unit = _unit_after(after)
+    if unit is not None and after[len(unit.split()) if " " not in unit else 1:]:
+        rest = after[1:]
+        if rest and rest[0].kind in ("num", "cn") or (len(rest) > 1 and _w(rest[0]) == "and" and rest[1].kind in ("num", "cn")):
+            more = rest[0] if rest[0].kind in ("num", "cn") else rest[1]
+            if _unit_after(rest[1:] if rest[0].kind in ("num", "cn") else rest[2:]) is not None:
+                return Refusal("compound quantity", f"compound quantity: {text[first.start:]!r}")
+            del more
+    # two numbers side by side (digits only: "3 4")
+    if prv is not None and prv.kind == "num" and first.kind == "num" and first.spaced and used_special:
+        return Refusal("unread", f"two numbers side by side: {text[prv.start:lastt.end]!r}")
+    if not used_special:
+        return None
+    # percent and currency
+    percent = False
+    if nxt is not None and (nxt.text in ("%", "％") or _w(nxt) in ("percent", "pct")):
+        percent = True
+    if nxt is not None and nxt.kind == "sym" and nxt.text in "+-*/=^" and nxt2 is not None and nxt2.kind in ("num", "word", "cn"):
+        return None
+    unit_name = unit if unit is not None and not percent else None
+    sign = _sign(before)
+    if sign is None:
+        return None  # a minus after an operand: an expression
+    return Reading(sign * value, as_fraction=as_fraction, unit=unit_name, percent=percent)
+
+
+def _sign(before: list[_Tok]) -> int | None:
+    """The sign written right before the phrase (``-``, ``−``, ``+``, ``负``): ``-1``/``1``;
+    ``None`` when the mark is an operator (an operand stands before it: ``5 - .5``)."""
+    if not before:
+        return 1
+    mark = before[-1]
+    if mark.text == "负":
+        return -1
+    if mark.kind != "sym" or mark.text not in "-−+":
+        return 1
+    operand = before[-2] if len(before) > 1 else None
+    if operand is not None and (operand.kind in ("num", "cn", "cnfrac") or _is_word_number(operand) or operand.text in ")]}!%"):
+        return None
+    if operand is not None and operand.kind == "word" and not mark.spaced and len(operand.text) == 1:
+        return None  # x-3
+    return -1 if mark.text in "-−" else 1
+
+
+_ENGLISH_NUMERAL: Final = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})*(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?")
+
+
+def _locale_marks(numeral: str, lang: str | None) -> bool:
+    """Whether a numeral needs this reader: anything but ``1,234.5`` / ``3.5`` / ``42`` read in a
+    locale with a decimal point (``.5``, ``7,25``, ``2.345,6``, ``1'000``, ``1.234`` in ``de``)."""
+    if numeral.isdigit():
+        return False
+    if decimal_comma_locale(lang):
+        return True
+    return _ENGLISH_NUMERAL.fullmatch(numeral) is None
+
+
+#: Words that may stand before a number written in words in a stated answer (``the answer is
+#: eleven``), and how many words may follow it (a unit or a noun: ``eleven apples``).
+_FILLER: Final = frozenset({
+    "the", "answer", "final", "is", "are", "was", "were", "be", "so", "thus", "therefore", "hence",
+    "it", "its", "equals", "equal", "total", "of", "a", "there", "we", "get", "have", "has", "had",
+    "she", "he", "they", "i", "result", "value", "number", "in", "all", "altogether", "exactly",
+    "just", "only", "then", "now", "will", "would", "left", "remain", "remaining", "needs", "need",
+})
+_AFTER_WORDS: Final = 3
+
+
+def _stated_alone(before: list[_Tok], after: list[_Tok], whole: bool) -> bool:
+    """Whether a number written in words is the statement's answer: only filler before it and a
+    few words (a unit, a noun) after it, in a stated answer (``whole``); in a whole solution only
+    when it is the whole text but a unit (``eleven``, ``Eleven apples.``)."""
+    words_after = [t for t in after if t.kind in ("word", "han", "num", "cn")]
+    if any(t.kind in ("num", "cn") for t in words_after) or len(words_after) > _AFTER_WORDS:
+        return False
+    if not whole:
+        return not before and len(words_after) <= 1
+    return all((t.kind == "word" and t.text.lower() in _FILLER) or (t.kind == "sym" and t.text in ":=,'*$") for t in before)
+
+
+def _number_before(before: list[_Tok]) -> _Tok | None:
+    """The numeral token that ends ``before`` (skipping one unit word: ``3 kg to 4 kg``)."""
+    if not before:
+        return None
+    tok = before[-1]
+    if tok.kind in ("num", "cn", "cnfrac") or _is_word_number(tok):
+        return tok
+    if tok.kind == "sym" and tok.text in ("%", "％") and len(before) > 1 and before[-2].kind == "num":
+        return before[-2]
+    if (tok.kind == "word" or tok.kind == "han") and len(before) > 1 and before[-2].kind in ("num", "cn"):
+        return before[-2]
+    return None
+
+
+def _range_reading(before: list[_Tok], high: Fraction, lang: str | None) -> str | None:
+    b = _number_before(before)
+    if b is None:
+        return None
+    low: Fraction | Refusal | None
+    if b.kind == "num":
+        low = read_numeral(b.text, lang)
+    elif b.kind == "cn":
+        low = read_chinese_mixed(b.text)
+    elif b.kind == "word":
+        low = read_number_words([b.text.lower()])
+    else:
+        low = None
+    if not isinstance(low, Fraction):
+        return None
+    return f"range {format_number(low)}..{format_number(high)}"
+
+
+def _unit_after(after: list[_Tok]) -> str | None:
+    """The unit word right after the number (``minutes``, ``ft``, ``小时``), when it is one the
+    size table knows; ``None`` otherwise."""
+    if not after:
+        return None
+    tok = after[0]
+    if tok.kind == "word" and tok.text.lower() in _UNIT_SIZES:
+        return tok.text.lower()
+    if tok.kind == "han":
+        for n in (3, 2, 1):
+            text = "".join(t.text for t in after[:n] if t.kind == "han")
+            if len(text) == n and text in _UNIT_SIZES:
+                return text
+    return None
+
+
+def _compound(before: list[_Tok], value: Fraction, unit: str | None) -> Refusal | None:
+    """``1 hour 45 minutes``, ``5 ft 3 in``, ``2 hours and 30 minutes``, ``1小时45分钟``: a
+    quantity written in two units of one dimension."""
+    if unit is None or unit not in _UNIT_SIZES:
+        return None
+    toks = list(before)
+    if toks and (_w(toks[-1]) == "and" or (toks[-1].kind == "sym" and toks[-1].text in ",，") or (toks[-1].kind == "han" and toks[-1].text in "零又")):
+        toks = toks[:-1]
+    # the unit before: a word or up to three Chinese characters
+    first_unit = None
+    k = 0
+    for n in (3, 2, 1):
+        if len(toks) > n and all(t.kind == "han" for t in toks[-n:]):
+            text = "".join(t.text for t in toks[-n:])
+            if text in _UNIT_SIZES:
+                first_unit, k = text, n
+                break
+    if first_unit is None and toks and toks[-1].kind == "word" and toks[-1].text.lower() in _UNIT_SIZES:
+        first_unit, k = toks[-1].text.lower(), 1
+    if first_unit is None or len(toks) <= k or toks[-k - 1].kind not in ("num", "cn"):
+        return None
+    dim, size = _UNIT_SIZES[first_unit]
+    dim2, size2 = _UNIT_SIZES[unit]
+    number_tok = toks[-k - 1]
+    if dim != dim2 or Fraction(size) <= Fraction(size2):
+        return Refusal("unread", f"two quantities side by side: {number_tok.text} {first_unit} and {format_number(value)} {unit}")
+    first_value = read_numeral(number_tok.text) if number_tok.kind == "num" else read_chinese_mixed(number_tok.text)
+    if not isinstance(first_value, Fraction):
+        return None
+    total = first_value * Fraction(size) + value * Fraction(size2)
+    base = _BASE_NAMES[dim]
+    return Refusal(
+        "compound quantity",
+        f"compound quantity: {number_tok.text} {first_unit} {format_number(value)} {unit} is one quantity in two units "
+        f"(= {format_number(total)} {base}); compared only with a gold that states a unit",
+        reading=f"{format_number(total)} {base}",
+    )
+
+
+def quantity_in_base(value: Fraction, unit: str) -> str | None:
+    """A value with one unit in the base unit of its dimension (``105 minutes`` → ``6300 s``),
+    as :class:`Refusal` readings of compound quantities are written; ``None`` for an unknown unit.
+
+    >>> quantity_in_base(Fraction(105), "minutes"), quantity_in_base(Fraction(7, 4), "hours"), quantity_in_base(Fraction(1), "apples")
+    ('6300 s', '6300 s', None)
+    """
+    entry = _UNIT_SIZES.get(unit.lower()) or _UNIT_SIZES.get(unit)
+    if entry is None:
+        return None
+    dim, size = entry
+    return f"{format_number(value * Fraction(size))} {_BASE_NAMES[dim]}"
+
+
+__all__ = [
+    "Reading",
+    "Refusal",
+    "decimal_comma_locale",
+    "quantity_in_base",
+    "read_chinese_mixed",
+    "read_number_words",
+    "read_numeral",
+    "read_phrase",
+]
