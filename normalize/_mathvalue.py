@@ -533,7 +533,7 @@ def _read_general(s: str, timeout: float) -> MathValue:
         s = inner
     # words, magnitudes, mixed numbers, locales, ranges; a gold is one value as its dataset
     # writes it, so a lone decimal comma (12,5) is read below as the plain reader reads it
-    accounted = read_phrase(s, None, whole=True)
+    accounted = read_phrase(s, None, whole=True, math=True)
     if isinstance(accounted, Refusal) and accounted.kind != "ambiguous number":
         raise NotMath(accounted.reason)
     if isinstance(accounted, Reading):

@@ -246,7 +246,7 @@ def read_number_words(words: list[str]) -> Fraction | None:
     words = [w for w in words if w != "-"]
     if not words or words[-1] == "and" or words[0] == "and":
         return None
-    if len(words) >= 2 and words[-1] in _ORDINAL_DENOMINATORS and words[-2] not in ("and",):
+    if len(words) >= 2 and words[-1] in _ORDINAL_DENOMINATORS and "and" not in words[-3:-1]:
         numerator = read_number_words(words[:-1]) if words[:-1] != ["a"] else Fraction(1)
         last = words[-1]
         if numerator is None or numerator.denominator != 1 or last in ("half", "halves") and len(words) > 2:
@@ -437,6 +437,11 @@ class _Tok:
     spaced: bool  # whitespace before it
 
 
+#: Numeral characters that start a unit word when these follow (千克 kilogram, 千米 kilometre,
+#: 百米 a hundred-metre dash is still 100 米: only 千 and 万 prefixes of SI words are listed).
+_UNIT_PREFIXES: Final = {"千": "克米瓦卡焦帕伏赫字兆", "万": "维"}
+
+
 def _tokens(text: str, spaces: bool = True) -> list[_Tok]:
     out: list[_Tok] = []
     spaced = True
@@ -445,7 +450,14 @@ def _tokens(text: str, spaces: bool = True) -> list[_Tok]:
         if kind == "space":
             spaced = True
             continue
-        out.append(_Tok(kind, m.group(0), m.start(), m.end(), spaced))
+        piece, end = m.group(0), m.end()
+        if kind == "cn" and len(piece) > 1 and piece[-1] in _UNIT_PREFIXES and end < len(text) and text[end] in _UNIT_PREFIXES[piece[-1]]:
+            # 4000千克: kilograms, not four million grams
+            head = piece[:-1]
+            out.append(_Tok("num" if head.replace(".", "").isdigit() else "cn", head, m.start(), end - 1, spaced))
+            out.append(_Tok("han", piece[-1], end - 1, end, False))
+        else:
+            out.append(_Tok(kind, piece, m.start(), end, spaced))
         spaced = False
     return out
 
@@ -453,7 +465,7 @@ def _tokens(text: str, spaces: bool = True) -> list[_Tok]:
 #: An English number word anywhere in a text (a necessary condition for :func:`read_phrase` to
 #: read words).
 NUMBER_WORD: Final = re.compile(
-    r"(?i)(?<![A-Za-z])(?:" + "|".join(sorted([*_SMALL, *_TENS, "hundred", "dozen", *_SCALES], key=len, reverse=True)) + r")(?![A-Za-z])"
+    r"(?i)(?<![A-Za-z])(?:" + "|".join(sorted([*_SMALL, *_TENS, "hundred", "dozen", "half", *_SCALES], key=len, reverse=True)) + r")(?![A-Za-z])"
 )
 
 
@@ -471,7 +483,9 @@ _MAX_TEXT: Final = 400
 _TEXT_COMMAND: Final = re.compile(r"\\(?:text|textrm|textbf|mathrm|mbox)\s*\{([^{}\\]*)\}")
 
 
-def read_phrase(text: str, lang: str | None = None, *, whole: bool, spaces: bool = True) -> Reading | Refusal | None:
+def read_phrase(
+    text: str, lang: str | None = None, *, whole: bool, spaces: bool = True, math: bool = False
+) -> Reading | Refusal | None:
     """Read the phrase of the last number in ``text`` by the accounting rule (module docstring).
 
     ``whole``: ``text`` is one answer statement (a marked or boxed answer, a gold), so number
@@ -505,13 +519,13 @@ def read_phrase(text: str, lang: str | None = None, *, whole: bool, spaces: bool
         if toks[j].text.lower() in _MAGNITUDES and j > 0 and toks[j - 1].kind == "num":
             last_word = None  # 4 thousand, 1.2 million: the digits' phrase, read below
     if last_word is not None:
-        found = _phrase_at(text, toks, last_word, lang, whole=whole)
+        found = _phrase_at(text, toks, last_word, lang, whole=whole, math=math)
         if found is not None:
             return found
-    return None if last_digit is None else _phrase_at(text, toks, last_digit, lang, whole=whole)
+    return None if last_digit is None else _phrase_at(text, toks, last_digit, lang, whole=whole, math=math)
 
 
-def _phrase_at(text: str, toks: list[_Tok], last: int, lang: str | None, *, whole: bool) -> Reading | Refusal | None:
+def _phrase_at(text: str, toks: list[_Tok], last: int, lang: str | None, *, whole: bool, math: bool) -> Reading | Refusal | None:
     """The phrase whose last numeral is ``toks[last]``, read by :func:`_analyse`."""
     # the number words and digits joined to the last one, backwards
     start = last
@@ -520,7 +534,10 @@ def _phrase_at(text: str, toks: list[_Tok], last: int, lang: str | None, *, whol
         cur = toks[start]
         if cur.kind != "word":
             break
-        if _is_word_number(prev) or (prev.kind == "word" and prev.text.lower() in ("and", "a") and start - 2 >= 0 and _is_word_number(toks[start - 2]) and _is_word_number(cur)):
+        if prev.kind == "word" and prev.text.lower() == "a" and cur.text.lower() in _MAGNITUDES:
+            start -= 1  # a hundred, a dozen, a million
+            continue
+        if _is_word_number(prev) or (prev.kind == "word" and prev.text.lower() == "and" and start - 2 >= 0 and _is_word_number(toks[start - 2]) and _is_word_number(cur)):
             if cur.kind == "num" and not _is_word_number(prev):
                 break
             start -= 1
@@ -532,14 +549,26 @@ def _phrase_at(text: str, toks: list[_Tok], last: int, lang: str | None, *, whol
     core = toks[start : last + 1]
     after = toks[last + 1 :]
     before = toks[:start]
-    return _analyse(text, before, core, after, lang, whole=whole)
+    return _analyse(text, before, core, after, lang, whole=whole, math=math or _inside_math(text, core[0].start))
+
+
+def _inside_math(text: str, at: int) -> bool:
+    """Whether ``text[at]`` is inside ``$…$``, ``\\(…\\)`` or ``\\[…\\]``: there ``1,2`` lists
+    two numbers, ``7:32`` is a ratio and ``2k`` a product, as mathematics writes them."""
+    head = text[:at].replace("\\$", "")
+    if head.count("$") % 2 and "$" in text[at:].replace("\\$", ""):
+        return True  # (a "$" that nothing closes is a dollar sign: $3M)
+    opened = max(head.rfind("\\("), head.rfind("\\["))
+    return opened >= 0 and opened > max(head.rfind("\\)"), head.rfind("\\]"))
 
 
 def _w(tok: _Tok | None) -> str:
     return tok.text.lower() if tok is not None and tok.kind == "word" else ""
 
 
-def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok], lang: str | None, *, whole: bool) -> Reading | Refusal | None:
+def _analyse(
+    text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok], lang: str | None, *, whole: bool, math: bool
+) -> Reading | Refusal | None:
     first, lastt = core[0], core[-1]
     span = text[first.start : lastt.end]
     nxt = after[0] if after else None
@@ -589,6 +618,8 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
             return None
     elif first.kind == "cnfrac":
         den_text, _, num_text = first.text.partition("分之")
+        if den_text in ("百", "佰"):
+            return None  # 百分之五十: a percentage, as convert_chinese_numerals writes it
         den = read_numeral(den_text) if den_text.isdigit() else chinese_integer(den_text)
         num: Fraction | Refusal | int | None = read_numeral(num_text) if num_text[0].isdigit() else chinese_integer(num_text)
         if not isinstance(den, (int, Fraction)) or not isinstance(num, (int, Fraction)) or not den:
@@ -605,8 +636,12 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
             span = text[prv2.start : first.end]
     else:
         value = read_numeral(first.text, lang)
+        if isinstance(value, Refusal) and value.kind == "ambiguous number" and _priced(prv, nxt) and len(first.text.rsplit(",", 1)[-1]) == 2:
+            value = read_numeral(first.text, "de")  # 2,74 €: a price has two decimals, a thousands group three
     if isinstance(value, Refusal):
-        return None if value.kind == "list" else value
+        if value.kind == "list" or (math and value.kind == "ambiguous number"):
+            return None  # mathematics lists numbers with commas: \boxed{1,2}
+        return value
     used_special = (first.kind == "cn" and len(first.text) > 1) or first.kind in ("cnfrac", "word") or (
         first.kind == "num" and _locale_marks(first.text, lang))
     if first.kind == "word" and not _stated_alone(before, after, whole):
@@ -635,8 +670,9 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
             whole_v = read_numeral(whole_tok.text, lang) if whole_tok.kind == "num" else read_chinese_mixed(whole_tok.text)
             at = len(before) - (4 if connector is not None else 3)
             lead = before[at - 1] if at >= 1 else None
-            if lead is not None and lead.kind == "sym" and lead.text in "+-*/^×÷=(<>_{\\":
-                return None  # an expression
+            if lead is not None and lead.kind == "sym" and lead.text in "+-*/^×÷=(<>_{\\" and not (
+                    lead.text in "+-" and _sign(before[:at]) is not None):
+                return None  # an expression (a sign before the whole part is read below)
             if isinstance(whole_v, Fraction) and whole_v.denominator == 1 and numerator.denominator == 1 and value.denominator == 1 and 0 < numerator < value:
                 before = before[:at]
                 prv = before[-1] if before else None
@@ -660,7 +696,7 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
         value = fraction
     # --- magnitude after the number
     scale_word = _w(nxt)
-    if first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text in _SUFFIXES and (nxt2 is None or nxt2.kind != "num"):
+    if first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text in _SUFFIXES and (nxt2 is None or nxt2.kind != "num") and not math:
         value = value * _SUFFIXES[nxt.text]
         span = text[first.start : nxt.end]
         after = after[1:]
@@ -674,8 +710,8 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
         factor = 1
         for w in words:
             factor *= 12 if w == "dozen" else 100 if w == "hundred" else _SCALES[w]
-        if len(words) > 1 and "hundred" not in words:
-            return Refusal("unread", f"magnitude words in a row: {text[first.start:after[k-1].end]!r}")
+        if len(words) > 1 and "hundred" not in words or (k < len(after) and _w(after[k]) in _MAGNITUDES):
+            return Refusal("unread", f"magnitude words in a row: {text[first.start:after[min(k, len(after) - 1)].end]!r}")
         value = value * factor
         span = text[first.start : after[k - 1].end]
         after = after[k:]
@@ -684,6 +720,13 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
             return Refusal("unread", f"a number after {span!r}: two numbers or a compound number the reader cannot account for")
     elif first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text.lower() in ("thousand", "million", "billion", "dozen"):
         return None
+    if first.kind == "num" and len(after) > 2 and _w(after[0]) == "and" and _w(after[1]) in ("a", "one") and _w(after[2]) in ("half", "quarter"):
+        value = value + Fraction(1, 2 if _w(after[2]) == "half" else 4)  # 2 and a half
+        span = text[first.start : after[2].end]
+        after = after[3:]
+        as_fraction = used_special = True
+    elif first.kind == "num" and len(after) > 1 and _w(after[0]) == "and" and (_is_word_number(after[1]) or _w(after[1]) == "a"):
+        return Refusal("unread", f"{text[first.start:after[1].end]!r}: digits joined to number words the reader cannot account for")
     nxt = after[0] if after else None
     nxt2 = after[1] if len(after) > 1 else None
     # --- what stands before the phrase: ranges, hedges, bounds, compound quantities
@@ -693,16 +736,19 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
     if prv is not None and (prv.kind == "sym" and prv.text in _RANGE_MARKS or prv.kind == "han" and prv.text in ("到", "至") or _w(prv) in ("to", "through", "thru", "till", "until")) and _number_before(before[:-1]):
         return Refusal("range", f"range: {text[_number_before(before[:-1]).start:lastt.end]!r} is not one answer",  # type: ignore[union-attr]
                        reading=_range_reading(before[:-1], value, lang))
-    if prv is not None and prv.kind == "sym" and prv.text == "-" and not prv.spaced and not first.spaced and _number_before(before[:-1]) is not None and nxt is not None and (nxt.kind == "han" or (_w(nxt) and _w(nxt) not in _SUFFIXES)):
+    if prv is not None and prv.kind == "sym" and prv.text == "-" and not math and _number_before(before[:-1]) is not None and nxt is not None and (nxt.kind == "han" or (_w(nxt) and nxt.spaced)):
         b = _number_before(before[:-1])
         assert b is not None
         return Refusal("range", f"range: {text[b.start:lastt.end]!r} is not one answer", reading=_range_reading(before[:-1], value, lang))
     if prv is not None and _w(prv) in ("and", "or") and _number_before(before[:-1]) is not None:
         b = _number_before(before[:-1])
         assert b is not None
-        opener = _w(before[-3]) if len(before) > 2 else ""
-        if opener == "between" or (_w(prv) == "or" and opener in _HEDGE) or (opener and opener in _HEDGE and _w(prv) == "and"):
-            return Refusal("range", f"range: {text[before[-3].start:lastt.end]!r} is not one answer", reading=_range_reading(before[:-1], value, lang))
+        opener_at = next((i for i in range(len(before) - 3, max(-1, len(before) - 7), -1)
+                          if _w(before[i]) in _HEDGE or _w(before[i]) == "between"), None)
+        opener = _w(before[opener_at]) if opener_at is not None else ""
+        if opener == "between" or (opener in _HEDGE and _w(prv) == "or"):
+            return Refusal("range", f"range: {text[before[opener_at].start:lastt.end]!r} is not one answer",  # type: ignore[index]
+                           reading=_range_reading(before[:-1], value, lang))
         if used_special or not whole:
             # in a whole solution "3 and 5" is not the number 5; a stated "3 and 5" lists two
             return Refusal("unread", f"two numbers joined by {prv.text!r}: {text[b.start:lastt.end]!r}")
@@ -719,11 +765,13 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
     if nxt is not None and nxt.kind == "han" and "".join(t.text for t in after[:2]).startswith(("以上", "以下", "多", "余", "左右")):
         if after[0].text in ("多", "余") or "".join(t.text for t in after[:2]) in ("以上", "以下", "左右"):
             return Refusal("bound", f"{span!r}{''.join(t.text for t in after[:2])}: a bound or an approximation, not a value")
-    # time of day
+    # time of day (in mathematics a ratio: the plain readers decide)
+    if math and (prv is not None and prv.text == ":" or nxt is not None and nxt.text == ":"):
+        return None
     if prv is not None and prv.kind == "sym" and prv.text == ":" and not prv.spaced and not first.spaced and prv2 is not None and prv2.kind == "num":
         if first.text.isdigit() and len(first.text) == 2 and prv2.text.isdigit() and int(prv2.text) <= 24 and int(first.text) < 60:
             return Refusal("time of day", f"time of day: {text[prv2.start:lastt.end]!r} is a time, not a number")
-        return None
+        return Refusal("unread", f"{text[prv2.start:lastt.end]!r}: a ratio or a time written in prose, not one number")
     if nxt is not None and nxt.kind == "sym" and nxt.text == ":" and not nxt.spaced and nxt2 is not None and nxt2.kind == "num" and not nxt2.spaced:
         return None
     if _w(nxt) in ("am", "pm", "a") and nxt is not None and nxt.spaced is not None and first.kind == "num" and _w(nxt) != "a":
@@ -737,8 +785,8 @@ def _analyse(text: str, before: list[_Tok], core: list[_Tok], after: list[_Tok],
             if _unit_after(rest[1:] if rest[0].kind in ("num", "cn") else rest[2:]) is not None:
                 return Refusal("compound quantity", f"compound quantity: {text[first.start:]!r}")
             del more
-    # two numbers side by side (digits only: "3 4")
-    if prv is not None and prv.kind == "num" and first.kind == "num" and first.spaced and used_special:
+    # two numbers side by side (digits only: "3 4"; mathematics may write a product so)
+    if prv is not None and prv.kind == "num" and first.kind == "num" and first.spaced and (used_special or not math):
         return Refusal("unread", f"two numbers side by side: {text[prv.start:lastt.end]!r}")
     if not used_special:
         return None
@@ -809,6 +857,14 @@ def _stated_alone(before: list[_Tok], after: list[_Tok], whole: bool) -> bool:
     return all((t.kind == "word" and t.text.lower() in _FILLER) or (t.kind == "sym" and t.text in ":=,'*$") for t in before)
 
 
+_CURRENCY_WORDS: Final = frozenset({"dollars", "dollar", "euros", "euro", "eur", "usd", "cad", "chf", "brl", "reais", "pesos", "rubles", "roubles", "zloty"})
+
+
+def _priced(prv: _Tok | None, nxt: _Tok | None) -> bool:
+    """Whether a currency sign or word stands beside the number (``2,74 €``, ``€ 2,74``)."""
+    return (prv is not None and prv.text in _CURRENCY) or (nxt is not None and (nxt.text in _CURRENCY or _w(nxt) in _CURRENCY_WORDS or nxt.text in ("元", "円")))
+
+
 def _number_before(before: list[_Tok]) -> _Tok | None:
     """The numeral token that ends ``before`` (skipping one unit word: ``3 kg to 4 kg``)."""
     if not before:
@@ -824,21 +880,49 @@ def _number_before(before: list[_Tok]) -> _Tok | None:
 
 
 def _range_reading(before: list[_Tok], high: Fraction, lang: str | None) -> str | None:
+    """``range 3..4``: the range as a gold of the same range reads (its low end: the numeral
+    that ends ``before``, with a magnitude word or a sign beside it), or ``None``."""
     b = _number_before(before)
     if b is None:
         return None
+    at = before.index(b)
+    if at > 0 and before[at - 1].text in "/:.":
+        return None  # 1/2 to 3/4: no reading of fractions' ranges
     low: Fraction | Refusal | None
     if b.kind == "num":
         low = read_numeral(b.text, lang)
     elif b.kind == "cn":
         low = read_chinese_mixed(b.text)
-    elif b.kind == "word":
-        low = read_number_words([b.text.lower()])
+        if low is None and len(b.text) == 1 and b.text in CN_DIGIT_VALUES:
+            low = Fraction(CN_DIGIT_VALUES[b.text])
     else:
-        low = None
+        return None
     if not isinstance(low, Fraction):
         return None
-    return f"range {format_number(low)}..{format_number(high)}"
+    scale = _w(before[at + 1]) if at + 1 < len(before) else ""
+    if scale in _SCALES:
+        low *= _SCALES[scale]
+    elif scale in _SUFFIXES or (at + 1 < len(before) and before[at + 1].text in _SUFFIXES):
+        return None
+    sign = _sign(before[:at])
+    if sign is None:
+        return None
+    return f"range {format_number(sign * low)}..{format_number(high)}"
+
+
+def reading_of(text: str) -> str | None:
+    """What a gold states when it is a range or a compound quantity (``range 3..4``,
+    ``6300 s``), as :class:`Refusal` readings are written; ``None`` otherwise.
+
+    >>> reading_of("between 3 and 4"), reading_of("1 hour 45 minutes"), reading_of("3")
+    ('range 3..4', '6300 s', None)
+    """
+    found = read_phrase(text, None, whole=True)
+    if isinstance(found, Refusal):
+        return found.reading
+    if isinstance(found, Reading) and found.unit is not None:
+        return quantity_in_base(found.value, found.unit)
+    return None
 
 
 def _unit_after(after: list[_Tok]) -> str | None:
@@ -919,4 +1003,5 @@ __all__ = [
     "read_number_words",
     "read_numeral",
     "read_phrase",
+    "reading_of",
 ]

@@ -163,7 +163,8 @@ def _account(text: str, ctx: ParseContext, *, whole: bool) -> Parsed | None:
     (:func:`normalize._quantity.read_phrase`: magnitude and number words, mixed numbers, locales,
     ranges, compound quantities, times of day), or ``None`` when it adds nothing to the readers
     below (a plain number, an expression)."""
-    found = read_phrase(text, ctx.lang, whole=whole)
+    math = ctx.notes.get("found_by") == "boxed" or bool(ctx.notes.get("from_box"))
+    found = read_phrase(text, ctx.lang, whole=whole, math=math)
     if found is None:
         return None
     if isinstance(found, Reading):

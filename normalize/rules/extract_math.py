@@ -21,7 +21,9 @@ reads the last number of a finished solution; a solution cut off mid-sentence
 
 The rule marks its output with how the answer was found (``marker``, ``boxed`` or
 ``last_number``); the engine records that on the result (``Result.extra["found_by"]``) and the
-score report turns it into strict and flexible parse rates.
+score report turns it into strict and flexible parse rates.  A marked statement whose value is
+the box inside it is also marked ``from_box``: its value is mathematics (``1,2`` lists two
+numbers there, ``7:32`` is a ratio), as a box's is.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ def _value_key(value: str, *, timeout: float) -> Any:
 @rule(
     "extract_math_answer",
     stage="extract",
-    version=2,
+    version=3,
     scope=("math",),
     params=MathAnswerParams,
     idempotent=False,
@@ -196,6 +198,8 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         _check_agree([*values, *(_join(g) for g in groups)], timeout=timeout)
         if groups:
             return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
+        if inside:  # the marked statement's value is its box's: mathematics (\boxed{1,2} lists two)
+            return AnnotatedText(chosen.value, found_by=chosen.kind, from_box=True)
         return AnnotatedText(chosen.value, found_by=chosen.kind)
     if boxes:
         groups = _box_groups(text, boxes, timeout=timeout)
