@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Final, NamedTuple
 
 from normalize._numbers import CN_DIGIT_VALUES, chinese_integer, format_fraction, format_number
 
@@ -249,9 +249,9 @@ def read_number_words(words: list[str]) -> Fraction | None:
     if len(words) >= 2 and words[-1] in _ORDINAL_DENOMINATORS and "and" not in words[-3:-1]:
         numerator = read_number_words(words[:-1]) if words[:-1] != ["a"] else Fraction(1)
         last = words[-1]
-        if numerator is None or numerator.denominator != 1 or last in ("half", "halves") and len(words) > 2:
+        if numerator is None or numerator.denominator != 1 or (last in ("half", "halves") and len(words) > 2):
             return None
-        plural = last.endswith("s") and last not in ("halves",) or last == "halves"
+        plural = (last.endswith("s") and last not in ("halves",)) or last == "halves"
         if (numerator == 1) == plural:
             return None  # "one thirds", "two third"
         return numerator / _ORDINAL_DENOMINATORS[last]
@@ -428,8 +428,7 @@ def _token_pattern(spaces: bool) -> re.Pattern[str]:
 _TOKENS: Final = {True: _token_pattern(True), False: _token_pattern(False)}
 
 
-@dataclass(frozen=True)
-class _Tok:
+class _Tok(NamedTuple):  # a tuple: dozens are built a row
     kind: str  # num, cn, cnfrac, word, han, sym
     text: str
     start: int
@@ -478,7 +477,12 @@ def _is_word_number(tok: _Tok) -> bool:
 
 _RANGE_MARKS: Final = frozenset({"–", "—", "~", "～", "〜", "到", "至", "−"})
 _CURRENCY: Final = frozenset({"$", "€", "£", "¥", "₹", "￥"})
-_MAX_TEXT: Final = 400
+#: Texts longer than this are read in a window around their last numeral (:func:`_window`).
+_WINDOW: Final = 240
+_BEFORE: Final = 120
+_AFTER: Final = 100
+_DIGITS: Final = "0123456789"
+_CN_NUMERAL: Final = re.compile("[" + "零〇一二两三四五六七八九十百千万亿拾佰仟萬億壹贰叁肆伍陆柒捌玖" + "]")
 #: ``\text{…}`` and its kin around words: read as the words.
 _TEXT_COMMAND: Final = re.compile(r"\\(?:text|textrm|textbf|mathrm|mbox)\s*\{([^{}\\]*)\}")
 
@@ -499,8 +503,10 @@ def read_phrase(
     >>> [read_phrase(s, whole=True).kind for s in ["between 3 and 4", "1 hour 45 minutes", "3:30", "7,25"]]
     ['range', 'compound quantity', 'time of day', 'ambiguous number']
     """
-    if len(text) > _MAX_TEXT:
-        text = text[-_MAX_TEXT:]
+    if len(text) > _WINDOW:
+        text = _window(text)
+        if not text:
+            return None
     if "\\" in text:
         text = _TEXT_COMMAND.sub(r" \1 ", text).replace("\\%", "%").replace("\\$", "$")
     toks = _tokens(text, spaces)
@@ -523,6 +529,32 @@ def read_phrase(
         if found is not None:
             return found
     return None if last_digit is None else _phrase_at(text, toks, last_digit, lang, whole=whole, math=math)
+
+
+def _window(text: str) -> str:
+    """The part of a long ``text`` around its last numeral (digits, a Chinese numeral, an English
+    number word): what the phrase of that numeral can reach, cut at spaces; a ``$`` opened
+    before the cut is kept (so the numeral is still inside mathematics).  ``""``: no numeral."""
+    anchor = max(text.rfind(c) for c in _DIGITS)
+    tail_from = max(0, len(text) - _WINDOW)
+    if not text.isascii():
+        for m in _CN_NUMERAL.finditer(text, max(anchor, tail_from)):
+            anchor = max(anchor, m.start())
+    for m in NUMBER_WORD.finditer(text, max(anchor, tail_from)):
+        anchor = max(anchor, m.start())
+    if anchor < 0:
+        return ""
+    start, end = max(0, anchor - _BEFORE), min(len(text), anchor + _AFTER)
+    if start:
+        space = text.find(" ", start, anchor)
+        start = space + 1 if space >= 0 else start
+    if end < len(text):
+        space = text.rfind(" ", anchor, end)
+        end = space if space > anchor else end
+    window = text[start:end]
+    if text.count("$", 0, start) % 2:
+        window = "$" + window
+    return window
 
 
 def _phrase_at(text: str, toks: list[_Tok], last: int, lang: str | None, *, whole: bool, math: bool) -> Reading | Refusal | None:
@@ -592,7 +624,7 @@ def _analyse(
     if kinds <= {"word", "sym"}:  # number words
         words = [t.text.lower() for t in core]
         # a ratio word after? "three fourths"
-        if nxt is not None and nxt.kind == "word" and nxt.text.lower() in _ORDINAL_DENOMINATORS and not (nxt.text.lower() in ("second", "seconds")):
+        if nxt is not None and nxt.kind == "word" and nxt.text.lower() in _ORDINAL_DENOMINATORS and nxt.text.lower() not in ("second", "seconds"):
             words.append(nxt.text.lower())
             after = after[1:]
             nxt = after[0] if after else None
@@ -701,7 +733,7 @@ def _analyse(
         span = text[first.start : nxt.end]
         after = after[1:]
         used_special = True
-    elif first.kind == "num" and scale_word in _SCALES or (first.kind == "num" and scale_word in ("hundred", "dozen")):
+    elif (first.kind == "num" and scale_word in _SCALES) or (first.kind == "num" and scale_word in ("hundred", "dozen")):
         words = [scale_word]
         k = 1
         while k < len(after) and _w(after[k]) in _SCALES and _SCALES[_w(after[k])] < _SCALES.get(words[-1], 10**15) and words[-1] != "dozen":
@@ -710,7 +742,7 @@ def _analyse(
         factor = 1
         for w in words:
             factor *= 12 if w == "dozen" else 100 if w == "hundred" else _SCALES[w]
-        if len(words) > 1 and "hundred" not in words or (k < len(after) and _w(after[k]) in _MAGNITUDES):
+        if (len(words) > 1 and "hundred" not in words) or (k < len(after) and _w(after[k]) in _MAGNITUDES):
             return Refusal("unread", f"magnitude words in a row: {text[first.start:after[min(k, len(after) - 1)].end]!r}")
         value = value * factor
         span = text[first.start : after[k - 1].end]
@@ -733,7 +765,7 @@ def _analyse(
     lower_before = " ".join(_w(t) or t.text for t in before[-4:]).lower()
     prv = before[-1] if before else None
     prv2 = before[-2] if len(before) > 1 else None
-    if prv is not None and (prv.kind == "sym" and prv.text in _RANGE_MARKS or prv.kind == "han" and prv.text in ("到", "至") or _w(prv) in ("to", "through", "thru", "till", "until")) and _number_before(before[:-1]):
+    if prv is not None and ((prv.kind == "sym" and prv.text in _RANGE_MARKS) or (prv.kind == "han" and prv.text in ("到", "至")) or _w(prv) in ("to", "through", "thru", "till", "until")) and _number_before(before[:-1]):
         return Refusal("range", f"range: {text[_number_before(before[:-1]).start:lastt.end]!r} is not one answer",  # type: ignore[union-attr]
                        reading=_range_reading(before[:-1], value, lang))
     if prv is not None and prv.kind == "sym" and prv.text == "-" and not math and _number_before(before[:-1]) is not None and nxt is not None and (nxt.kind == "han" or (_w(nxt) and nxt.spaced)):
@@ -766,7 +798,7 @@ def _analyse(
         if after[0].text in ("多", "余") or "".join(t.text for t in after[:2]) in ("以上", "以下", "左右"):
             return Refusal("bound", f"{span!r}{''.join(t.text for t in after[:2])}: a bound or an approximation, not a value")
     # time of day (in mathematics a ratio: the plain readers decide)
-    if math and (prv is not None and prv.text == ":" or nxt is not None and nxt.text == ":"):
+    if math and ((prv is not None and prv.text == ":") or (nxt is not None and nxt.text == ":")):
         return None
     if prv is not None and prv.kind == "sym" and prv.text == ":" and not prv.spaced and not first.spaced and prv2 is not None and prv2.kind == "num":
         if first.text.isdigit() and len(first.text) == 2 and prv2.text.isdigit() and int(prv2.text) <= 24 and int(first.text) < 60:
@@ -780,7 +812,7 @@ def _analyse(
     unit = _unit_after(after)
     if unit is not None and after[len(unit.split()) if " " not in unit else 1:]:
         rest = after[1:]
-        if rest and rest[0].kind in ("num", "cn") or (len(rest) > 1 and _w(rest[0]) == "and" and rest[1].kind in ("num", "cn")):
+        if (rest and rest[0].kind in ("num", "cn")) or (len(rest) > 1 and _w(rest[0]) == "and" and rest[1].kind in ("num", "cn")):
             more = rest[0] if rest[0].kind in ("num", "cn") else rest[1]
             if _unit_after(rest[1:] if rest[0].kind in ("num", "cn") else rest[2:]) is not None:
                 return Refusal("compound quantity", f"compound quantity: {text[first.start:]!r}")

@@ -220,7 +220,7 @@ def zh_arabic_units(n: int) -> str:
         for size, unit in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
             digit = x // size % 10
             if digit:
-                out += ("零" if gap and out != "" or gap and lead_zero and not out else "") + f"{digit}{unit}"
+                out += ("零" if (gap and out != "") or (gap and lead_zero and not out) else "") + f"{digit}{unit}"
                 gap = False
             elif out or lead_zero:
                 gap = True

@@ -25,7 +25,6 @@ import regex
 from normalize import status as st
 from normalize._deadline import TimeUp
 from normalize._literals import fold
-from normalize._quantity import NUMBER_WORD, Reading, read_phrase
 from normalize._mathvalue import (
     MathValue,
     NotMath,
@@ -35,6 +34,7 @@ from normalize._mathvalue import (
     remove_invisible,
     unwrap_boxes,
 )
+from normalize._quantity import NUMBER_WORD, Reading, read_phrase
 from normalize._regex import compile_pattern
 from normalize.parsers._math_params import (
     MathParams as MathParams,

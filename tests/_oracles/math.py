@@ -18,6 +18,7 @@ import regex
 
 from normalize import status as st
 from normalize._numbers import to_fraction
+from normalize._quantity import NUMBER_WORD
 from normalize._regex import compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText
@@ -145,6 +146,8 @@ def extract_math_answer(text: str, params: MathAnswerParams, *, timeout: float =
         _check_agree([*values, *(_join(g) for g in groups)], timeout=timeout)
         if groups:
             return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
+        if inside:
+            return AnnotatedText(chosen.value, found_by=chosen.kind, from_box=True)
         return AnnotatedText(chosen.value, found_by=chosen.kind)
     if boxes:
         groups = _box_groups(text, boxes, timeout=timeout)
@@ -281,6 +284,6 @@ def _last_sentence(text: str) -> str:
 
 
 def _has_number(text: str) -> bool:
-    return any(c.isdigit() for c in text)
+    return any(c.isdigit() for c in text) or NUMBER_WORD.search(text) is not None
 
 
