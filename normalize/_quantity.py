@@ -94,7 +94,7 @@ _BOUND_AFTER: Final = ("or more", "or less", "or fewer", "or so", "or above", "o
 _HEDGE: Final = frozenset({"about", "around", "approximately", "roughly", "approx", "circa", "nearly", "almost", "some"})
 _CN_HEDGE: Final = ("大约", "大概", "约", "近")
 #: Units whose multiples make compound quantities, with their size in a base unit (exact).
-_UNIT_SIZES: Final = {
+_UNIT_SIZES: Final[dict[str, tuple[str, int | Fraction]]] = {
     # time, base: second
     "s": ("time", 1), "sec": ("time", 1), "secs": ("time", 1), "second": ("time", 1), "seconds": ("time", 1),
     "min": ("time", 60), "mins": ("time", 60), "minute": ("time", 60), "minutes": ("time", 60),
@@ -130,8 +130,6 @@ _UNIT_SIZES: Final = {
     "元": ("money", 100), "块": ("money", 100), "角": ("money", 10), "毛": ("money", 10),
 }
 _BASE_NAMES: Final = {"time": "s", "length": "um", "mass": "mg", "money": "cent"}
-#: The unit names :func:`normalize._mathvalue.unit_names` gives, to the size table's keys.
-UNIT_SIZES: Final = _UNIT_SIZES
 
 #: Locales that write a decimal comma (``7,25``), by the language part of a BCP 47 tag; the
 #: regions that write a point instead are listed apart.
@@ -408,24 +406,26 @@ def _section(run: str) -> Fraction:
 # --------------------------------------------------------------------------- tokens
 
 _CN_CHARS: Final = "零〇一二两三四五六七八九十百千万亿拾佰仟萬億壹贰叁肆伍陆柒捌玖"
-def _token_pattern(spaces: bool) -> re.Pattern[str]:
+def _token_pattern(spaces: bool, cjk: bool) -> re.Pattern[str]:
     space_group = r"|\x20[0-9]{3}(?![0-9])" if spaces else ""
-    return re.compile(
-        r"(?P<cnfrac>(?:[0-9]+|[" + _CN_CHARS + r"]+)分之(?:[0-9]+(?:\.[0-9]+)?|[" + _CN_CHARS + r"]+))"
+    chinese = (
+        r"|(?P<cnfrac>(?:[0-9]+|[" + _CN_CHARS + r"]+)分之(?:[0-9]+(?:\.[0-9]+)?|[" + _CN_CHARS + r"]+))"
         r"|(?P<cn>(?:[0-9]+(?:\.[0-9]+)?)?(?:[" + _CN_CHARS + r"]|(?<=[0-9" + _CN_CHARS + r"])点(?=[0-9" + _CN_CHARS + r"]))"
         r"(?:[0-9." + _CN_CHARS + r"]|点(?=[0-9" + _CN_CHARS + r"]))*)"
-        r"|(?P<num>(?<![0-9])\.[0-9]+|[0-9]+(?:[.,'’\u00a0\u202f\u2009][0-9]+" + space_group + r")*)"
-        r"|(?P<word>[A-Za-z]+)"
+    ) if cjk else ""
+    return re.compile(
+        r"(?P<word>[A-Za-z]+)|(?P<space>\s+)" + chinese
+        + r"|(?P<num>(?<![0-9])\.[0-9]+|[0-9]+(?:[.,'’\u00a0\u202f\u2009][0-9]+" + space_group + r")*)"
         r"|(?P<han>[\u3400-\u9fff])"
-        r"|(?P<space>\s+)"
         r"|(?P<sym>.)",
         re.DOTALL,
     )
 
 
 #: Tokens: a digit numeral (its marks read by :func:`read_numeral`), Chinese numerals, words,
-#: CJK characters, symbols; with digits grouped by plain spaces (``1 000``) or without.
-_TOKENS: Final = {True: _token_pattern(True), False: _token_pattern(False)}
+#: CJK characters, symbols; with digits grouped by plain spaces (``1 000``) or without; the
+#: Chinese alternatives only for a text that is not ASCII.
+_TOKENS: Final = {(spaces, cjk): _token_pattern(spaces, cjk) for spaces in (True, False) for cjk in (True, False)}
 
 
 class _Tok(NamedTuple):  # a tuple: dozens are built a row
@@ -444,7 +444,7 @@ _UNIT_PREFIXES: Final = {"千": "克米瓦卡焦帕伏赫字兆", "万": "维"}
 def _tokens(text: str, spaces: bool = True) -> list[_Tok]:
     out: list[_Tok] = []
     spaced = True
-    for m in _TOKENS[spaces].finditer(text):
+    for m in _TOKENS[spaces, not text.isascii()].finditer(text):
         kind = m.lastgroup or "sym"
         if kind == "space":
             spaced = True
@@ -468,6 +468,12 @@ NUMBER_WORD: Final = re.compile(
 )
 
 
+#: A run of number words (with ``and``, ``a``, hyphens) that ends where a search ends.
+_WORD_RUN_END: Final = re.compile(
+    r"(?i)(?<![A-Za-z])(?:(?:" + NUMBER_WORD.pattern[4:] + r"|and|a)[\s-]+)+\Z"
+)
+
+
 def _is_word_number(tok: _Tok) -> bool:
     w = tok.text.lower()
     return tok.kind == "word" and (w in _SMALL or w in _TENS or w in ("hundred", "dozen") or w in _SCALES)
@@ -475,12 +481,12 @@ def _is_word_number(tok: _Tok) -> bool:
 
 # --------------------------------------------------------------------------- the phrase
 
-_RANGE_MARKS: Final = frozenset({"–", "—", "~", "～", "〜", "到", "至", "−"})
+_RANGE_MARKS: Final = frozenset({"–", "—", "~", "～", "〜", "到", "至"})
 _CURRENCY: Final = frozenset({"$", "€", "£", "¥", "₹", "￥"})
 #: Texts longer than this are read in a window around their last numeral (:func:`_window`).
-_WINDOW: Final = 240
-_BEFORE: Final = 120
-_AFTER: Final = 100
+_WINDOW: Final = 130
+_BEFORE: Final = 70
+_AFTER: Final = 50
 _DIGITS: Final = "0123456789"
 _CN_NUMERAL: Final = re.compile("[" + "零〇一二两三四五六七八九十百千万亿拾佰仟萬億壹贰叁肆伍陆柒捌玖" + "]")
 #: ``\text{…}`` and its kin around words: read as the words.
@@ -548,6 +554,9 @@ def _window(text: str) -> str:
     if start:
         space = text.find(" ", start, anchor)
         start = space + 1 if space >= 0 else start
+        words = _WORD_RUN_END.search(text, max(0, start - 400), start)
+        if words is not None:  # one trillion seventy-eight billion …: a number in words, whole
+            start = words.start()
     if end < len(text):
         space = text.rfind(" ", anchor, end)
         end = space if space > anchor else end
@@ -719,9 +728,6 @@ def _analyse(
             lead = prv3
             if lead is not None and lead.kind == "sym" and lead.text in "+-*/^×÷=(<>_{\\":
                 return None
-            if not used_special and prv2.text.isdigit() and first.text.isdigit():
-                # a plain p/q: the plain readers read it; only the suffix words below add
-                used_special = False
             before = before[:-2]
             prv = before[-1] if before else None
             span = text[prv2.start : first.end]
@@ -786,7 +792,10 @@ def _analyse(
             return Refusal("unread", f"two numbers joined by {prv.text!r}: {text[b.start:lastt.end]!r}")
         return None
     if prv is not None and prv.kind == "han" and prv.text == "或" and _number_before(before[:-1]) is not None:
-        return Refusal("range", f"range: {text[before[-2].start:lastt.end]!r} is not one answer")
+        b = _number_before(before[:-1])
+        assert b is not None
+        kind = "range" if any(t.text in _CN_HEDGE or t.text in ("大", "约", "概") for t in before[-5:]) else "unread"
+        return Refusal(kind, f"{'range: ' if kind == 'range' else ''}{text[b.start:lastt.end]!r}: two values offered, not one answer")
     for bound in _BOUND_BEFORE:
         if lower_before.endswith(bound):
             return Refusal("bound", f"{bound!r} before {span!r}: a bound, not a value")
@@ -806,17 +815,9 @@ def _analyse(
         return Refusal("unread", f"{text[prv2.start:lastt.end]!r}: a ratio or a time written in prose, not one number")
     if nxt is not None and nxt.kind == "sym" and nxt.text == ":" and not nxt.spaced and nxt2 is not None and nxt2.kind == "num" and not nxt2.spaced:
         return None
-    if _w(nxt) in ("am", "pm", "a") and nxt is not None and nxt.spaced is not None and first.kind == "num" and _w(nxt) != "a":
-        return Refusal("time of day", f"time of day: {span} {nxt.text!r} is a time, not a number")
-    # compound quantities: <number> <unit> <number> <unit>
+    if _w(nxt) in ("am", "pm") and first.kind == "num":
+        return Refusal("time of day", f"time of day: {span} {nxt.text if nxt else ''} is a time, not a number")
     unit = _unit_after(after)
-    if unit is not None and after[len(unit.split()) if " " not in unit else 1:]:
-        rest = after[1:]
-        if (rest and rest[0].kind in ("num", "cn")) or (len(rest) > 1 and _w(rest[0]) == "and" and rest[1].kind in ("num", "cn")):
-            more = rest[0] if rest[0].kind in ("num", "cn") else rest[1]
-            if _unit_after(rest[1:] if rest[0].kind in ("num", "cn") else rest[2:]) is not None:
-                return Refusal("compound quantity", f"compound quantity: {text[first.start:]!r}")
-            del more
     # two numbers side by side (digits only: "3 4"; mathematics may write a product so)
     if prv is not None and prv.kind == "num" and first.kind == "num" and first.spaced and (used_special or not math):
         return Refusal("unread", f"two numbers side by side: {text[prv.start:lastt.end]!r}")

@@ -8,6 +8,15 @@ found none: ``ParseContext.notes["found_by"] == "last_number"``).  In it the ans
    (``x <= 2``, ``1,000.99 m``) — together with the items listed right before it
    (``$12$ and $13$``), and a percent word after it (``$28$ percent``).
 
+Every token of the answer's number is accounted for first (:mod:`normalize._quantity`: the
+accounting rule; the README's parser section states it): digit groups, a sign, decimal and
+grouping marks, a fraction bar, magnitude and number words, units, currency; ``4 thousand`` is
+4000, ``2 3/4`` is 11/4, ``eleven`` is 11, ``.5`` after prose is 0.5, and a range
+(``between 3 and 4``), a compound quantity (``1 hour 45 minutes``), a time of day (``3:30``),
+an ambiguous decimal comma (``7,25`` without ``lang``) or a token the reader cannot account for
+next to the number is ``no_answer`` with a reason — never the number beside it.  Inside a box or
+``$…$`` mathematics keeps its notation (``1,2`` lists two numbers, ``7:32`` is a ratio).
+
 Hedging between values (``12 or possibly 15``) is ``contradictory``.  The value is read by
 :func:`normalize._mathvalue.read_value`: exact rationals for plain numbers, SymPy for the rest,
 never a number taken out of an expression (``(2,12) \cup (12,102)`` is an interval union, not
