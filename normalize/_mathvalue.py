@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from normalize._deadline import TimeUp, call_within
 from normalize._numbers import format_fraction, format_number, to_fraction
-from normalize._quantity import Reading, Refusal, read_phrase
+from normalize._quantity import Reading, Refusal, fraction_slashes, read_phrase
 from normalize._regex import char_finder, compile_pattern
 from normalize.status import Status
 
@@ -516,6 +516,11 @@ def _read_general(s: str, timeout: float) -> MathValue:
         plain = _plain_number(stripped)
         if plain is not None:
             return MathValue("number", _number_canonical(plain[0], plain[1], False), number=plain[0])
+    if not s.isascii():
+        slashed = fraction_slashes(s)
+        if isinstance(slashed, Refusal):
+            raise NotMath(slashed.reason)
+        s = slashed
     original = s
     if len(s) > MAX_ANSWER_CHARS:
         raise NotMath(f"the answer is longer than {MAX_ANSWER_CHARS} characters")

@@ -79,6 +79,17 @@ _TENS: Final = {
 }
 _SCALES: Final = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _MAGNITUDES: Final = frozenset({*_SCALES, "hundred", "dozen"})
+#: Magnitudes read only after digits (``5 lakh``, ``2 crore``: Indian English).
+_DIGIT_SCALES: Final = {"lakh": 10**5, "lakhs": 10**5, "lac": 10**5, "crore": 10**7, "crores": 10**7}
+#: Words that change a number they follow and that the reader does not read: the answer is
+#: refused (``1.2 millions``, ``4 grand``, ``3 quarters`` — coins or fourths —, ``5 squared``,
+#: ``3 point 5``), never the bare number.
+_REFUSED_AFTER: Final = frozenset({
+    "thousands", "millions", "billions", "trillions", "hundreds", "dozens", "grand", "score", "gross",
+    "quarter", "quarters", "squared", "cubed", "point", "odd", "plus", "times", "minus", "percentile",
+})
+#: Words before a number that make it part of arithmetic written in words.
+_OPERATOR_WORDS: Final = frozenset({"plus", "minus", "times", "over", "by", "negative", "divided", "multiplied"})
 #: Letters attached to digits that multiply them (``2.5k``, ``$3M``, ``1.5bn``); not ``m``
 #: (metres) nor ``b`` (bits, bytes).
 _SUFFIXES: Final = {"k": 10**3, "K": 10**3, "M": 10**6, "mn": 10**6, "MM": 10**6, "B": 10**9, "bn": 10**9, "T": 10**12}
@@ -156,6 +167,39 @@ def decimal_comma_locale(lang: str | None) -> bool | None:
     if lang in _POINT_REGIONS:
         return False
     return lang.split("-", 1)[0] in _COMMA_LANGS
+
+
+# --------------------------------------------------------------------------- vulgar fractions
+
+_VULGAR: Final = {
+    "¼": "1/4", "½": "1/2", "¾": "3/4", "⅐": "1/7", "⅑": "1/9", "⅒": "1/10", "⅓": "1/3", "⅔": "2/3",
+    "⅕": "1/5", "⅖": "2/5", "⅗": "3/5", "⅘": "4/5", "⅙": "1/6", "⅚": "5/6", "⅛": "1/8", "⅜": "3/8",
+    "⅝": "5/8", "⅞": "7/8",
+}
+_VULGAR_CHARS: Final = re.compile("[" + "".join(_VULGAR) + "]")
+#: ``21⁄2``: what NFKC makes of ``2½`` (a whole number run into the numerator) or twenty-one
+#: halves: the digits cannot say which.
+_RUN_INTO_SLASH: Final = re.compile(r"[0-9]{2,}\u2044[0-9]")
+
+
+def fraction_slashes(text: str) -> str | Refusal:
+    """``½`` → `` 1/2`` (``2½`` → ``2 1/2``: a mixed number), ``1⁄2`` (U+2044) → ``1/2``; a
+    :class:`Refusal` for ``21⁄2``, where NFKC has run a whole number into the numerator.
+
+    >>> fraction_slashes("2½"), fraction_slashes("1⁄2"), fraction_slashes("21⁄2").kind
+    ('2 1/2', '1/2', 'ambiguous number')
+    """
+    if text.isascii():
+        return text
+    if "\u2044" in text:
+        if _RUN_INTO_SLASH.search(text) is not None:
+            return Refusal("ambiguous number", "ambiguous number: a whole number runs into a fraction's numerator "
+                                               "(NFKC writes 2½ as 21⁄2)")
+        text = text.replace("\u2044", "/")
+    if _VULGAR_CHARS.search(text) is not None:
+        text = _VULGAR_CHARS.sub(lambda m: " " + _VULGAR[m.group(0)], text).replace("  ", " ")
+        text = text[1:] if text.startswith(" ") else text
+    return text
 
 
 # --------------------------------------------------------------------------- one numeral
@@ -481,6 +525,7 @@ def _is_word_number(tok: _Tok) -> bool:
 
 # --------------------------------------------------------------------------- the phrase
 
+_ARABIC_DIAN: Final = re.compile(r"[0-9]+点[0-9]+")
 _RANGE_MARKS: Final = frozenset({"–", "—", "~", "～", "〜", "到", "至"})
 _CURRENCY: Final = frozenset({"$", "€", "£", "¥", "₹", "￥"})
 #: Texts longer than this are read in a window around their last numeral (:func:`_window`).
@@ -652,6 +697,10 @@ def _analyse(
             as_fraction = True
         span = text[first.start : (after[0].start if after else len(text))].strip()
     elif first.kind == "cn":
+        if _ARABIC_DIAN.fullmatch(first.text) and not math:
+            if nxt is not None and nxt.text in ("分", "刻"):
+                return Refusal("time of day", f"time of day: {text[first.start:nxt.end]!r} is a time, not a number")
+            return Refusal("ambiguous number", f"ambiguous number: {first.text!r} is a decimal or a time (点)")
         value = read_chinese_mixed(first.text)
         if value is None and all(c in CN_DIGIT_VALUES and c != "两" for c in first.text) and len(first.text) == 1:
             value = Fraction(CN_DIGIT_VALUES[first.text])  # 三 (in 三到四个): only a range or a compound uses it
@@ -687,9 +736,20 @@ def _analyse(
         first.kind == "num" and _locale_marks(first.text, lang))
     if first.kind == "word" and not _stated_alone(before, after, whole):
         return None
+    if prv is not None and (_w(prv) in _OPERATOR_WORDS or _w(prv) == "point"):
+        operand = _number_before(before[:-1])
+        divided = _w(prv) == "by" and _w(before[-2] if len(before) > 1 else None) in ("divided", "multiplied")
+        if _w(prv) == "point" or divided or (operand is not None and operand is before[-2]):
+            return Refusal("unread", f"{text[before[-2].start if len(before) > 1 else prv.start:lastt.end]!r}: arithmetic or a decimal in words, not one number")
+        used_special = True  # negative 3: the sign below decides
+    if _w(prv) == "of" and _w(prv2) == "out" and _number_before(before[:-2]) is not None:
+        return Refusal("unread", f"{text[before[-3].start:lastt.end]!r}: a ratio in words, not one number")
+    if first.kind == "num" and nxt is not None and nxt.kind == "han" and nxt.text == "点" and not math:
+        return Refusal("time of day", f"time of day: {text[first.start:nxt.end]!r} (点: o'clock) is a time, not a number")
+
     if first.kind == "num" and prv is not None and _is_word_number(prv):
         return Refusal("unread", f"{prv.text!r} before {first.text!r}: a number word the reader cannot join to the digits")
-    compound = _compound(before, value, _unit_after(after))
+    compound = _compound(before, value, _unit_after(after) or ("分" if after and after[0].text == "分" else None))
     if compound is not None:
         return compound
     # --- a fraction bar: a/b, and a mixed number before it
@@ -758,6 +818,22 @@ def _analyse(
             return Refusal("unread", f"a number after {span!r}: two numbers or a compound number the reader cannot account for")
     elif first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text.lower() in ("thousand", "million", "billion", "dozen"):
         return None
+    word_after = _w(after[0]) if after and first.kind == "num" else ""
+    if word_after in _DIGIT_SCALES:
+        value = value * _DIGIT_SCALES[word_after]  # 5 lakh, 2 crore
+        span = text[first.start : after[0].end]
+        after = after[1:]
+        used_special = True
+    elif word_after in _ORDINAL_DENOMINATORS and word_after not in ("quarter", "quarters"):
+        plural = word_after.endswith("s")
+        if value.denominator != 1 or (value == 1) == plural:
+            return Refusal("unread", f"{text[first.start:after[0].end]!r}: a fraction in words the reader cannot account for")
+        value = value / _ORDINAL_DENOMINATORS[word_after]  # 3 fourths, 5 hundredths
+        span = text[first.start : after[0].end]
+        after = after[1:]
+        as_fraction = used_special = True
+    elif word_after in _REFUSED_AFTER:
+        return Refusal("unread", f"{word_after!r} after {text[first.start:first.end]!r}: a word the reader cannot account for next to the number")
     if first.kind == "num" and len(after) > 2 and _w(after[0]) == "and" and _w(after[1]) in ("a", "one") and _w(after[2]) in ("half", "quarter"):
         value = value + Fraction(1, 2 if _w(after[2]) == "half" else 4)  # 2 and a half
         span = text[first.start : after[2].end]
@@ -778,6 +854,9 @@ def _analyse(
         b = _number_before(before[:-1])
         assert b is not None
         return Refusal("range", f"range: {text[b.start:lastt.end]!r} is not one answer", reading=_range_reading(before[:-1], value, lang))
+    if (prv is not None and prv.text == "-" and not math and len(before) > 1 and before[-2].kind == "num" and first.kind == "num"
+            and (len(before) < 3 or before[-3].kind != "sym" or before[-3].text in "$(") and (nxt is None or nxt.text in ".。,，;)")):
+        return Refusal("range", f"range: {text[before[-2].start:lastt.end]!r} is a range or a difference, not one answer")
     if prv is not None and _w(prv) in ("and", "or") and _number_before(before[:-1]) is not None:
         b = _number_before(before[:-1])
         assert b is not None
@@ -787,8 +866,9 @@ def _analyse(
         if opener == "between" or (opener in _HEDGE and _w(prv) == "or"):
             return Refusal("range", f"range: {text[before[opener_at].start:lastt.end]!r} is not one answer",  # type: ignore[index]
                            reading=_range_reading(before[:-1], value, lang))
-        if used_special or not whole:
+        if used_special or not whole or b is not before[-2]:
             # in a whole solution "3 and 5" is not the number 5; a stated "3 and 5" lists two
+            # (the math reader's set), "5 apples and 3 oranges" does not
             return Refusal("unread", f"two numbers joined by {prv.text!r}: {text[b.start:lastt.end]!r}")
         return None
     if prv is not None and prv.kind == "han" and prv.text == "或" and _number_before(before[:-1]) is not None:
@@ -803,8 +883,8 @@ def _analyse(
     for bound in _BOUND_AFTER:
         if after_words.startswith(bound) and not (bound == "plus" and nxt2 is not None and nxt2.kind == "num"):
             return Refusal("bound", f"{span!r} {bound}: a bound, not a value")
-    if nxt is not None and nxt.kind == "han" and "".join(t.text for t in after[:2]).startswith(("以上", "以下", "多", "余", "左右")):
-        if after[0].text in ("多", "余") or "".join(t.text for t in after[:2]) in ("以上", "以下", "左右"):
+    if nxt is not None and nxt.kind == "han" and "".join(t.text for t in after[:2]).startswith(("以上", "以下", "多", "余")):
+        if after[0].text in ("多", "余") or "".join(t.text for t in after[:2]) in ("以上", "以下"):
             return Refusal("bound", f"{span!r}{''.join(t.text for t in after[:2])}: a bound or an approximation, not a value")
     # time of day (in mathematics a ratio: the plain readers decide)
     if math and ((prv is not None and prv.text == ":") or (nxt is not None and nxt.text == ":")):
@@ -844,6 +924,14 @@ def _sign(before: list[_Tok]) -> int | None:
     mark = before[-1]
     if mark.text == "负":
         return -1
+    word = _w(mark)
+    if word in _OPERATOR_WORDS:
+        operand = before[-2] if len(before) > 1 else None
+        if operand is not None and (operand.kind in ("num", "cn") or _is_word_number(operand) or operand.text in ")]}%"):
+            return None  # 10 minus 3, 6 divided by 2: arithmetic in words
+        if word in ("negative", "minus"):
+            return -1
+        return None if word in ("times", "over", "by") else 1
     if mark.kind != "sym" or mark.text not in "-−+":
         return 1
     operand = before[-2] if len(before) > 1 else None
@@ -977,7 +1065,7 @@ def _unit_after(after: list[_Tok]) -> str | None:
 def _compound(before: list[_Tok], value: Fraction, unit: str | None) -> Refusal | None:
     """``1 hour 45 minutes``, ``5 ft 3 in``, ``2 hours and 30 minutes``, ``1小时45分钟``: a
     quantity written in two units of one dimension."""
-    if unit is None or unit not in _UNIT_SIZES:
+    if unit is None or (unit not in _UNIT_SIZES and unit != "分"):
         return None
     toks = list(before)
     if toks and (_w(toks[-1]) == "and" or (toks[-1].kind == "sym" and toks[-1].text in ",，") or (toks[-1].kind == "han" and toks[-1].text in "零又")):
@@ -996,6 +1084,10 @@ def _compound(before: list[_Tok], value: Fraction, unit: str | None) -> Refusal 
     if first_unit is None or len(toks) <= k or toks[-k - 1].kind not in ("num", "cn"):
         return None
     dim, size = _UNIT_SIZES[first_unit]
+    if unit == "分":  # 1小时30分: minutes; 2元5角3分: cents
+        unit = {"time": "分钟", "money": "cent"}.get(dim, "")
+        if not unit:
+            return None
     dim2, size2 = _UNIT_SIZES[unit]
     number_tok = toks[-k - 1]
     if dim != dim2 or Fraction(size) <= Fraction(size2):
@@ -1005,6 +1097,10 @@ def _compound(before: list[_Tok], value: Fraction, unit: str | None) -> Refusal 
         return None
     total = first_value * Fraction(size) + value * Fraction(size2)
     base = _BASE_NAMES[dim]
+    earlier = toks[: -k - 1]
+    if earlier and (earlier[-1].text in _UNIT_SIZES or _w(earlier[-1]) in _UNIT_SIZES):
+        # three units (2元5角3分, 1 h 2 min 3 s): refused, without a reading
+        return Refusal("compound quantity", f"compound quantity: {earlier[-1].text} … {format_number(value)} {unit} is one quantity in several units")
     return Refusal(
         "compound quantity",
         f"compound quantity: {number_tok.text} {first_unit} {format_number(value)} {unit} is one quantity in two units "
@@ -1031,6 +1127,7 @@ __all__ = [
     "Reading",
     "Refusal",
     "decimal_comma_locale",
+    "fraction_slashes",
     "quantity_in_base",
     "read_chinese_mixed",
     "read_number_words",

@@ -43,7 +43,7 @@ from normalize._mathvalue import (
     remove_invisible,
     unwrap_boxes,
 )
-from normalize._quantity import NUMBER_WORD, Reading, read_phrase
+from normalize._quantity import NUMBER_WORD, Reading, Refusal, fraction_slashes, read_phrase
 from normalize._regex import compile_pattern
 from normalize.parsers._math_params import (
     MathParams as MathParams,
@@ -129,6 +129,11 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     text = remove_invisible(text).strip()
     if not text:
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
+    if not text.isascii():
+        slashed = fraction_slashes(text)
+        if isinstance(slashed, Refusal):
+            return Parsed(None, st.NO_ANSWER, slashed.reason, {"refused": slashed.kind})
+        text = slashed
     whole_solution = ctx.notes.get("found_by") == "last_number" or ctx.notes.get("statement") == "paragraph"
     unboxed = unwrap_boxes(text)
     if "<<" in unboxed:

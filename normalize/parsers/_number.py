@@ -55,7 +55,7 @@ from normalize._numbers import (
     token_pattern,
     token_value,
 )
-from normalize._quantity import Refusal, read_phrase
+from normalize._quantity import Refusal, fraction_slashes, read_phrase
 from normalize._regex import compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, StrTuple, parser
 
@@ -167,7 +167,10 @@ def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
     timeout = ctx.timeout
     if not text.strip():
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
-    part = _final_part(_prepare(text, timeout))
+    slashed = fraction_slashes(text)
+    if isinstance(slashed, Refusal):
+        return Parsed(None, st.NO_ANSWER, slashed.reason, {"refused": slashed.kind})
+    part = _final_part(_prepare(slashed, timeout))
     accounted = read_phrase(part, ctx.lang, whole=True, spaces=" " in params.thousands)
     if isinstance(accounted, Refusal):
         extra = {"refused": accounted.kind, **({"reading": accounted.reading} if accounted.reading else {})}
