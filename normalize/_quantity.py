@@ -579,7 +579,58 @@ def read_phrase(
         found = _phrase_at(text, toks, last_word, lang, whole=whole, math=math)
         if found is not None:
             return found
+        if (not whole and (last_digit is None or last_digit < last_word) and not _pronoun_one(toks, last_word)
+                and _ends_statement(toks, last_word)):
+            # "… she had 3 apples, so now she has a dozen": the last number is in words
+            return Refusal("unread", f"the last number is written in words ({toks[last_word].text!r}) in running prose: "
+                                     "not read as the answer, and not the number before it")
     return None if last_digit is None else _phrase_at(text, toks, last_digit, lang, whole=whole, math=math)
+
+
+_ONE_AFTER: Final = frozenset({
+    "the", "this", "that", "each", "every", "any", "no", "which", "another", "other", "right", "correct", "wrong",
+    "last", "first", "only", "same", "new", "old", "big", "small", "little", "second", "third", "next", "such", "a",
+    "someone", "anyone", "everyone", "red", "blue", "green", "best", "better",
+})
+
+
+_DETERMINERS: Final = frozenset({
+    "the", "these", "those", "all", "both", "its", "their", "his", "her", "our", "my", "your", "first", "last",
+    "next", "other", "every", "each", "of",
+})
+
+
+def _ends_statement(toks: list[_Tok], at: int) -> bool:
+    """Whether the number words ending at ``toks[at]`` state a count that ends its sentence
+    (``… so now she has a dozen in total.``): no determiner before the phrase (``the three given
+    conditions`` refers to things, it counts nothing new), at most two words after it, then the
+    end of the sentence or of the text."""
+    start = at
+    while start > 0 and (_is_word_number(toks[start - 1]) or toks[start - 1].text.lower() in ("and", "a", "-")):
+        start -= 1
+    if start > 0 and toks[start - 1].text.lower() in _DETERMINERS:
+        return False
+    words = 0
+    for tok in toks[at + 1 :]:
+        if tok.kind == "sym" and tok.text in ".!?;。！？\n":
+            return True
+        if tok.kind in ("word", "han"):
+            words += 1
+            if words > 2:
+                return False
+        elif tok.kind != "sym":
+            return False
+    return True
+
+
+def _pronoun_one(toks: list[_Tok], at: int) -> bool:
+    """Whether the word ``one`` at ``toks[at]`` is a pronoun (``the right one``, ``one of them``,
+    ``no one``), not a count."""
+    if toks[at].text.lower() != "one":
+        return False
+    before = toks[at - 1].text.lower() if at > 0 and toks[at - 1].kind == "word" else ""
+    after = toks[at + 1].text.lower() if at + 1 < len(toks) and toks[at + 1].kind == "word" else ""
+    return before in _ONE_AFTER or after in ("of", "another", "by", "day", "way", "more")
 
 
 def _window(text: str) -> str:
@@ -794,7 +845,12 @@ def _analyse(
         value = fraction
     # --- magnitude after the number
     scale_word = _w(nxt)
-    if first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text in _SUFFIXES and (nxt2 is None or nxt2.kind != "num") and not math:
+    if (first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text in _SUFFIXES
+            and nxt.text not in ("k", "mn", "bn") and (math or not _priced(before[-1] if before else None, nxt2))):
+        # 300K (kelvin?), 3M, 2B: a magnitude only beside a currency ($3M), else not certain
+        return Refusal("ambiguous number", f"ambiguous number: {text[first.start:nxt.end]!r} is a magnitude or a unit")
+    if first.kind == "num" and nxt is not None and nxt.kind == "word" and not nxt.spaced and nxt.text in _SUFFIXES and (nxt2 is None or nxt2.kind != "num") and (
+            not math or nxt.text in ("bn", "mn")):  # (in mathematics 2k is 2 times k)
         value = value * _SUFFIXES[nxt.text]
         span = text[first.start : nxt.end]
         after = after[1:]

@@ -238,86 +238,129 @@ def zh_arabic_units(n: int) -> str:
 
 
 EN_CONTEXTS = ["{x}", "The answer is {x}.", "So the answer is {x}", "Final answer: {x}", "#### {x}",
-               "We add them up and get {x}.", "Therefore, the total is {x}"]
-ZH_CONTEXTS = ["答案是{x}", "所以答案为{x}。", "答：{x}", "因此，结果是 {x}", "最终答案：{x}"]
+               "We add them up and get {x}.", "Therefore, the total is {x}", "She had 3 apples at first, so now she has {x} in total.",
+               "Tom needs {x}.", "**Answer:** {x}", "The final answer is $\\boxed{{{x}}}$"]
+ZH_CONTEXTS = ["答案是{x}", "所以答案为{x}。", "答：{x}", "因此，结果是 {x}", "最终答案：{x}", "小明一共有{x}。", "所以他还需要{x}"]
 
 _decimals = hs.builds(lambda n, p: Fraction(n, 10**p), hs.integers(1, 10**7), hs.integers(0, 3))
 
 
 @hs.composite
-def written_values(draw: hs.DrawFn) -> tuple[str, Fraction, str | None, bool]:
-    """(text, value, lang, zh): a value written in one of the forms of issue 22."""
+def written_values(draw: hs.DrawFn) -> tuple[str, Fraction, str | None, bool, bool]:
+    """(text, value, lang, zh, read): a value written in one of the forms of issue 22; ``read``:
+    the parsers promise to read it (else a refusal is right too)."""
     form = draw(hs.sampled_from(["leading_dot", "magnitude", "suffix", "words", "dozen", "mixed", "zh_units",
                                  "zh_numeral", "zh_decimal_wan", "zh_mixed", "locale_proven", "locale_lang",
-                                 "negative_magnitude"]))
+                                 "negative_magnitude", "modified"]))
     if form == "leading_dot":
         digits = draw(hs.integers(1, 9999))
         places = draw(hs.integers(len(str(digits)), 4))
-        return "." + str(digits).rjust(places, "0"), Fraction(digits, 10**places), None, draw(hs.booleans())
+        return "." + str(digits).rjust(places, "0"), Fraction(digits, 10**places), None, draw(hs.booleans()), True
     if form in ("magnitude", "negative_magnitude"):
         mantissa = Fraction(draw(hs.integers(1, 999)), 10 ** draw(hs.integers(0, 2)))
         size, name = draw(hs.sampled_from(_SCALES))
         sign = -1 if form == "negative_magnitude" else 1
-        return f"{'-' if sign < 0 else ''}{format_number(mantissa)} {name}", sign * mantissa * size, None, False
+        return f"{'-' if sign < 0 else ''}{format_number(mantissa)} {name}", sign * mantissa * size, None, False, True
     if form == "suffix":
         mantissa = Fraction(draw(hs.integers(1, 999)), 10 ** draw(hs.integers(0, 1)))
-        letter, size = draw(hs.sampled_from([("k", 10**3), ("K", 10**3), ("M", 10**6), ("bn", 10**9)]))
-        return f"{format_number(mantissa)}{letter}", mantissa * size, None, False
+        letter, size, money = draw(hs.sampled_from([("k", 10**3, ""), ("K", 10**3, "$"), ("M", 10**6, "$"),
+                                                    ("bn", 10**9, ""), ("B", 10**9, "$"), ("K", 10**3, "")]))
+        # a bare 300K may be kelvin: read only beside a currency, else refused
+        return f"{money}{format_number(mantissa)}{letter}", mantissa * size, None, False, bool(money) or letter in ("k", "bn")
     if form == "words":
         n = draw(hs.one_of(hs.integers(0, 100), hs.integers(0, 10**6), hs.integers(0, 10**15 - 1)))
-        return en_words(n, draw(hs.booleans()), draw(hs.booleans())), Fraction(n), None, False
+        return en_words(n, draw(hs.booleans()), draw(hs.booleans())), Fraction(n), None, False, True
     if form == "dozen":
         k = draw(hs.integers(1, 99))
-        return (f"{en_words(k)} dozen" if k > 1 else "a dozen"), Fraction(12 * k), None, False
+        return (f"{en_words(k)} dozen" if k > 1 else "a dozen"), Fraction(12 * k), None, False, True
     if form == "mixed":
         den = draw(hs.integers(2, 16))
         num = draw(hs.integers(1, den - 1))
         whole = draw(hs.integers(1, 50))
         style = draw(hs.sampled_from(["{w} {n}/{d}", "{w} and {n}/{d}", "{w}又{n}/{d}"]))
-        return style.format(w=whole, n=num, d=den), whole + Fraction(num, den), None, "又" in style
+        return style.format(w=whole, n=num, d=den), whole + Fraction(num, den), None, "又" in style, True
     if form == "zh_units":
         n = draw(hs.one_of(hs.integers(1, 10**4), hs.integers(1, 10**8), hs.integers(1, 10**12 - 1)))
-        return zh_arabic_units(n), Fraction(n), None, True
+        return zh_arabic_units(n), Fraction(n), None, True, True
     if form == "zh_numeral":
         n = draw(hs.integers(1, 10**9))
-        return cn2an.an2cn(str(n)), Fraction(n), None, True
+        return cn2an.an2cn(str(n)), Fraction(n), None, True, True
     if form == "zh_decimal_wan":
         mantissa = Fraction(draw(hs.integers(11, 999)), 10)
         unit, size = draw(hs.sampled_from([("万", 10**4), ("亿", 10**8)]))
-        return f"{format_number(mantissa)}{unit}", mantissa * size, None, True
+        return f"{format_number(mantissa)}{unit}", mantissa * size, None, True, True
     if form == "zh_mixed":
         den = draw(hs.integers(2, 9))
         num = draw(hs.integers(1, den - 1))
         whole = draw(hs.integers(1, 9))
-        return f"{whole}又{cn2an.an2cn(str(den))}分之{cn2an.an2cn(str(num))}", whole + Fraction(num, den), None, True
+        return f"{whole}又{cn2an.an2cn(str(den))}分之{cn2an.an2cn(str(num))}", whole + Fraction(num, den), None, True, True
     if form == "locale_proven":
         whole = draw(hs.integers(1000, 10**7))
         decimals = draw(hs.integers(1, 99))
         grouping = draw(hs.sampled_from([".", " ", "'"]))
         grouped = f"{whole:,}".replace(",", grouping)
-        return f"{grouped},{decimals}", Fraction(f"{whole}.{decimals}"), None, False
-    whole = draw(hs.integers(0, 999))
-    decimals = draw(hs.integers(1, 99))
-    return f"{whole},{decimals:02d}", Fraction(f"{whole}.{decimals:02d}"), draw(hs.sampled_from(["de", "fr", "pt-br"])), False
+        return f"{grouped},{decimals}", Fraction(f"{whole}.{decimals}"), None, False, True
+    if form == "locale_lang":
+        whole = draw(hs.integers(0, 999))
+        decimals = draw(hs.integers(1, 99))
+        return f"{whole},{decimals:02d}", Fraction(f"{whole}.{decimals:02d}"), draw(hs.sampled_from(["de", "fr", "pt-br"])), False, True
+    # words that change the number beside them: read right or refused, never dropped as a unit
+    n = draw(hs.integers(1, 99))
+    m = draw(hs.integers(1, 99))
+    digit = draw(hs.integers(1, 9))
+    text, value, read = draw(hs.sampled_from([
+        (f"negative {n}", Fraction(-n), True), (f"minus {n}", Fraction(-n), True), (f"{n} squared", Fraction(n * n), False),
+        (f"{n} out of {m}", Fraction(n, m), False), (f"{n} grand", Fraction(1000 * n), False),
+        (f"{n} fourths", Fraction(n, 4), n > 1), (f"{n} hundredths", Fraction(n, 100), n > 1),
+        (f"{n}.5 millions", (n + Fraction(1, 2)) * 10**6, False), (f"{n} point {digit}", n + Fraction(digit, 10), False),
+        (f"{n} minus {m}", Fraction(n - m), False), (f"{n} times {m}", Fraction(n * m), False),
+        (f"{n} lakh", Fraction(n * 10**5), True), (f"{n} and a half", n + Fraction(1, 2), True),
+        (f"{en_words(n)} and a half", n + Fraction(1, 2), True), (f"{n} dozen", Fraction(12 * n), True),
+        (f"{n}½", n + Fraction(1, 2), False), (f"{n} ¾", n + Fraction(3, 4), True), (f"{n}千克", Fraction(n), True),
+        (f"{n}万{digit}千", Fraction(n * 10**4 + digit * 1000), True),
+    ]))
+    return text, value, None, any("\u4e00" <= c <= "\u9fff" for c in text), read
 
 
 @PROPS
 @given(written_values(), hs.data())
-def test_a_value_in_any_form_is_read_right_or_refused(case: tuple[str, Fraction, str | None, bool], data: hs.DataObject) -> None:
-    text, value, lang, zh = case
+def test_a_value_in_any_form_is_read_right_or_refused(case: tuple[str, Fraction, str | None, bool, bool], data: hs.DataObject) -> None:
+    text, value, lang, zh, _ = case
     context = data.draw(hs.sampled_from(ZH_CONTEXTS if zh else EN_CONTEXTS + ZH_CONTEXTS[:2]))
     task = data.draw(hs.sampled_from(["cmath"] if context in ZH_CONTEXTS else ["gsm8k", "math", "math500"]))
     output = context.format(x=text)
     result = PACK.run(output, task, lang=lang)
     if result.status == st.OK:
+        read = read_value(result.answer)
+        if read.kind != "number":  # \boxed{2k} in mathematics: 2 times k, no number
+            assert "k" in read.canonical or "M" in read.canonical, (output, result.answer)
+            return
         assert _value(result.answer) == value, (output, result.answer, value)
 
 
 @PROPS
 @given(written_values())
-def test_a_value_stated_plainly_is_read(case: tuple[str, Fraction, str | None, bool]) -> None:
+def test_the_target_reader_never_reads_a_wrong_value(case: tuple[str, Fraction, str | None, bool, bool]) -> None:
+    """A gold written in any of these forms reads its value, or is no mathematical answer."""
+    text, value, lang, _, _ = case
+    if lang is not None:
+        return  # the scorer reads golds without a lang
+    try:
+        gold = read_value(text)
+    except NotMath:
+        return  # no mathematical answer: a bad target, reported
+    assert not math_match(format_number(value + 1), text), (text, value)
+    if gold.kind == "number" and not gold.dropped:  # (2.5k in mathematics: 2.5 times k; 1K: one kelvin)
+        assert math_match(format_number(value), text), (text, value)
+
+
+@PROPS
+@given(written_values())
+def test_a_value_stated_plainly_is_read(case: tuple[str, Fraction, str | None, bool, bool]) -> None:
     """The forms are read, not just refused: stated after a marker, each gives its value."""
-    text, value, lang, zh = case
+    text, value, lang, zh, read = case
+    if not read:
+        return
     output = ("答案是" if zh else "The answer is ") + text
     result = PACK.run(output, "cmath" if zh else "gsm8k", lang=lang)
     assert result.status == st.OK, (output, result.reason)
