@@ -526,6 +526,10 @@ def _is_word_number(tok: _Tok) -> bool:
 # --------------------------------------------------------------------------- the phrase
 
 _ARABIC_DIAN: Final = re.compile(r"[0-9]+点[0-9]+")
+#: Length units NFKC may leave glued to an exponent (``m²`` → ``m2``).
+_SQUARABLE: Final = frozenset({"m", "cm", "mm", "km", "ft", "in", "yd", "mi", "dm"})
+#: Classifiers and units between a number and 半 (``2个半``, ``3岁半``, ``1年半``): and a half.
+_CN_HALF_UNITS: Final = frozenset("个岁年天倍斤米块元本只次周月分秒克升")
 _RANGE_MARKS: Final = frozenset({"–", "—", "~", "～", "〜", "到", "至"})
 _CURRENCY: Final = frozenset({"$", "€", "£", "¥", "₹", "￥"})
 #: Texts longer than this are read in a window around their last numeral (:func:`_window`).
@@ -611,7 +615,10 @@ def _ends_statement(toks: list[_Tok], at: int) -> bool:
     if start > 0 and toks[start - 1].text.lower() in _DETERMINERS:
         return False
     words = 0
-    for tok in toks[at + 1 :]:
+    rest = toks[at + 1 :]
+    if len(rest) > 2 and _w(rest[0]) == "and" and _w(rest[1]) in ("a", "one") and _w(rest[2]) in ("half", "quarter"):
+        rest = rest[3:]  # one and a half
+    for tok in rest:
         if tok.kind == "sym" and tok.text in ".!?;。！？\n":
             return True
         if tok.kind in ("word", "han"):
@@ -713,6 +720,8 @@ def _analyse(
     prv = before[-1] if before else None
     prv2 = before[-2] if len(before) > 1 else None
     prv3 = before[-3] if len(before) > 2 else None
+    if first.text in ("2", "3") and not first.spaced and prv is not None and prv.kind == "word" and prv.text in _SQUARABLE:
+        return None  # 1,000.99m2: NFKC's m², an exponent of the unit, not a number
     # mathematics around the number: the plain readers decide
     if prv is not None and prv.kind == "sym" and prv.text in "^_{\\[(" :
         return None
@@ -795,6 +804,25 @@ def _analyse(
         used_special = True  # negative 3: the sign below decides
     if _w(prv) == "of" and _w(prv2) == "out" and _number_before(before[:-2]) is not None:
         return Refusal("unread", f"{text[before[-3].start:lastt.end]!r}: a ratio in words, not one number")
+    if first.kind in ("num", "cn") and nxt is not None and nxt.kind == "han":
+        if nxt.text in ("成", "折"):  # 3成 is 30%, 8折 a price of 80%
+            return Refusal("unread", f"{text[first.start:nxt.end]!r}: a share (成, 折) the reader does not read as a number")
+        if nxt.text == "半" or (nxt2 is not None and nxt2.text == "半" and nxt.text in _CN_HALF_UNITS):
+            value = value + Fraction(1, 2)  # 2个半, 3岁半, 两个半小时: and a half
+            half = after.index(nxt if nxt.text == "半" else nxt2)  # type: ignore[arg-type]
+            after = after[half + 1 :]
+            nxt = after[0] if after else None
+            nxt2 = after[1] if len(after) > 1 else None
+            as_fraction = used_special = True
+    if prv is not None and prv.kind in ("han", "sym") and prv.text in "和与及跟、" and not math:
+        for tok in reversed(before[max(0, len(before) - 6) : -1]):
+            if tok.kind in ("num", "cn"):
+                return Refusal("unread", f"two numbers joined by {prv.text!r}: {text[tok.start:lastt.end]!r}")
+            if tok.kind not in ("han", "word"):
+                break
+    if prv is not None and (prv.kind == "han" or prv.kind == "word") and (prv.text in _UNIT_SIZES or _w(prv) in _UNIT_SIZES) and (
+            len(before) > 1 and before[-2].kind in ("num", "cn")) and _unit_after(after) is None and not math:
+        return Refusal("compound quantity", f"compound quantity: {text[before[-2].start:lastt.end]!r} (a number after a unit)")
     if first.kind == "num" and nxt is not None and nxt.kind == "han" and nxt.text == "点" and not math:
         return Refusal("time of day", f"time of day: {text[first.start:nxt.end]!r} (点: o'clock) is a time, not a number")
 
@@ -1043,16 +1071,17 @@ def _priced(prv: _Tok | None, nxt: _Tok | None) -> bool:
 
 
 def _number_before(before: list[_Tok]) -> _Tok | None:
-    """The numeral token that ends ``before`` (skipping one unit word: ``3 kg to 4 kg``)."""
-    if not before:
-        return None
-    tok = before[-1]
-    if tok.kind in ("num", "cn", "cnfrac") or _is_word_number(tok):
-        return tok
-    if tok.kind == "sym" and tok.text in ("%", "％") and len(before) > 1 and before[-2].kind == "num":
-        return before[-2]
-    if (tok.kind == "word" or tok.kind == "han") and len(before) > 1 and before[-2].kind in ("num", "cn"):
-        return before[-2]
+    """The numeral token that ends ``before``, across up to two words between (a unit, a
+    magnitude: ``3 kg to 4 kg``, ``1 thousand hours or 0 hours``), or ``None``."""
+    skipped = 0
+    for tok in reversed(before):
+        if tok.kind in ("num", "cn", "cnfrac") or _is_word_number(tok):
+            return tok
+        if tok.kind == "sym" and tok.text in ("%", "％") and skipped == 0:
+            continue
+        if tok.kind not in ("word", "han") or skipped == 2 or tok.text.lower() in ("and", "or", "to", "between", "from"):
+            return None
+        skipped += 1
     return None
 
 

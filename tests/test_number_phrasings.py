@@ -53,6 +53,14 @@ def _value(answer: str) -> Fraction:
         ("They raised 1.2 million dollars.", "gsm8k", "1200000"),
         ("The answer is 2.5k", "gsm8k", "2500"),
         ("The answer is $3M.", "gsm8k", "3000000"),
+        ("The answer is 5 lakh.", "gsm8k", "500000"),
+        ("The answer is 3 fourths.", "math", "3/4"),
+        ("The answer is negative 3.", "math", "-3"),
+        ("The answer is 2 and a half hours.", "gsm8k", "5/2"),
+        ("答案是两个半小时", "cmath", "5/2"),
+        ("答案是3岁半", "cmath", "7/2"),
+        ("The answer is ½", "math", "1/2"),
+        ("The answer is 2 ¾ cups", "gsm8k", "11/4"),
         ("答案是2亿3千万", "cmath", "230000000"),
         ("答案是1.2万", "cmath", "12000"),
         ("答案是三千零五", "cmath", "3005"),
@@ -109,6 +117,23 @@ def test_every_token_of_the_phrase_is_read(output: str, task: str, value: str) -
         ("The answer is 5 or more.", "gsm8k", "bound"),
         ("The answer is 4 thousand 5", "gsm8k", "thousand"),
         ("There are two possible values, 3 or 4, depending on the ends.", "gsm8k", "or"),
+        ("The answer is 12-15.", "gsm8k", "range"),
+        ("The temperature is 300K", "math", "ambiguous number"),
+        ("The answer is 1.2 millions", "gsm8k", "millions"),
+        ("The answer is 5 squared", "math", "squared"),
+        ("10 minus 3", "gsm8k", "in words"),
+        ("The answer is 3 out of 5", "gsm8k", "ratio"),
+        ("She had 3 apples at first, so now she has a dozen in total.", "gsm8k", "in words"),
+        ("答案是3点半", "cmath", "time of day"),
+        ("答案是3点15分", "cmath", "time of day"),
+        ("答案是1小时30分", "cmath", "compound quantity"),
+        ("答案是1米5", "cmath", "compound quantity"),
+        ("答案是3成", "cmath", "成"),
+        ("答案是5个苹果和3个梨", "cmath", "和"),
+        ("答案是3、4", "cmath", "、"),
+        ("答案是3万多", "cmath", "bound"),
+        ("答案是3万5", "cmath", "万"),
+        ("The answer is 2½", "math", "ambiguous number"),  # NFKC in the chain wrote 21⁄2
     ],
 )
 def test_a_phrase_that_is_not_one_value_is_refused_with_its_reason(output: str, task: str, reason: str) -> None:
@@ -375,14 +400,16 @@ _numbers = hs.one_of(hs.integers(0, 10**6).map(str), _decimals.map(format_number
 @given(_numbers, _numbers, hs.sampled_from([
     "between {a} and {b}", "from {a} to {b}", "{a}–{b}", "{a} to {b}", "about {a} or {b}", "roughly {a} or {b}",
     "{a}到{b}", "{a}至{b}", "{a}到{b}个", "大约{a}或{b}", "{a} - {b} hours", "{a} or {b}",
-]), hs.sampled_from(["{x}", "The answer is {x}.", "So it takes {x}", "答案是{x}"]))
+    "{a}和{b}", "{a}、{b}", "{a}个苹果和{b}个梨", "{a}~{b}", "{a} to {b} km", "{a} hours or {b} hours",
+    "{a}或{b}", "between {a} and {b} dollars",
+]), hs.sampled_from(["{x}", "The answer is {x}.", "So it takes {x}", "答案是{x}", "所以结果是{x}。"]))
 def test_two_values_in_one_span_are_never_one_answer(a: str, b: str, form: str, context: str) -> None:
     if Fraction(read_value(a.replace(" thousand", "000")).number or 0) == Fraction(read_value(b.replace(" thousand", "000")).number or 0):
         return
     output = context.format(x=form.format(a=a, b=b))
     stated = context != "{x}" and context != "So it takes {x}"
-    if form == "{a} or {b}" and stated:
+    if form in ("{a} or {b}", "{a} hours or {b} hours") and stated:
         return  # a stated "3 or 5" lists two solutions: the math reader's set, not one number
-    task = "cmath" if "答案" in context else "gsm8k"
+    task = "cmath" if "答案" in context or "结果" in context else "gsm8k"
     result = PACK.run(output, task)
     assert result.status != st.OK, (output, result.answer)
