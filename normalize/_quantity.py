@@ -24,6 +24,11 @@ is refused — never truncated to the number beside a token that was not read:
   ``bound`` (``at least 5``), and any token next to the number that is none of the above.
 
 Values are exact :class:`~fractions.Fraction`; no float is used.  Words are English and Chinese.
+Chinese numerals of characters only go through :func:`normalize._numbers.chinese_integer`
+(cn2an); Arabic digits mixed with Chinese units (``3万5千``), English number words and the
+phrase around a number are read here, because the libraries that read them (word2number,
+number-parser) return a best guess for what they cannot read (``two three`` → 23, a token
+skipped), where the accounting rule needs a refusal.
 """
 
 from __future__ import annotations
@@ -359,12 +364,23 @@ def read_chinese_mixed(run: str) -> Fraction | Refusal | None:
     >>> [read_chinese_mixed(s) for s in ["3万5千", "2亿3千万", "1.2万", "三千零五", "5千零3", "两万五"]]
     [Fraction(35000, 1), Fraction(230000000, 1), Fraction(12000, 1), Fraction(3005, 1), Fraction(5003, 1), Fraction(25000, 1)]
     """
+    if "点" in run and run[-1] in _CN_BIG and run[:-1] and run[-2] not in _CN_BIG:
+        head = read_chinese_mixed(run[:-1])  # 一点五万: 1.5 × 10^4
+        return head * _CN_BIG[run[-1]] if isinstance(head, Fraction) else head
     if "点" in run:
         whole, _, decimals = run.partition("点")
         if not decimals or any(c not in CN_DIGIT_VALUES or c == "两" for c in decimals):
             return None
-        head = read_chinese_mixed(whole) if whole else None
-        if not isinstance(head, Fraction) or head.denominator != 1 or any(c in _CN_BIG for c in whole):
+        if not whole or any(c in _CN_BIG for c in whole):
+            return None
+        if whole.isdigit() and whole.isascii():
+            head: Fraction | Refusal | None = Fraction(int(whole))
+        elif any(c.isascii() for c in whole):
+            head = read_chinese_mixed(whole)
+        else:
+            integer = chinese_integer(whole)
+            head = None if integer is None else Fraction(integer)
+        if not isinstance(head, Fraction) or head.denominator != 1:
             return None
         digits = "".join(str(CN_DIGIT_VALUES[c]) for c in decimals)
         return head + Fraction(int(digits), 10 ** len(digits))
@@ -547,11 +563,15 @@ def read_phrase(
 ) -> Reading | Refusal | None:
     """Read the phrase of the last number in ``text`` by the accounting rule (module docstring).
 
-    ``whole``: ``text`` is one answer statement (a marked or boxed answer, a gold), so number
-    words count as numbers; otherwise (the last number of a whole solution) only digits start a
-    phrase, and words join it only next to them (``4 thousand``).  ``None``: nothing this reader
-    adds to the plain readers — no number, or a plain one they read the same (``42``, ``1,000``),
-    or mathematics (an operator, a LaTeX command or a bracket next to the number).
+    ``whole``: ``text`` is one answer statement (a marked or boxed answer, a gold): number words
+    after filler (``the answer is eleven``) are its number.  Otherwise (the last number of a
+    whole solution) number words count only as the whole text (``eleven``), next to digits
+    (``4 thousand``), or, ending the solution after its last digits, as a reason to refuse
+    (``… now she has a dozen``).  ``lang``: the row's language (a decimal comma where it writes
+    one); ``spaces``: digits grouped by spaces are one numeral (``1 000``); ``math``: the text is
+    mathematics (a box), where ``1,2`` lists and ``7:32`` is a ratio.  ``None``: nothing this
+    reader adds to the plain readers — no number, a plain one they read the same (``42``,
+    ``1,000``), or mathematics (an operator, a LaTeX command or a bracket next to the number).
 
     >>> [read_phrase(s, whole=True).canonical for s in ["4 thousand", "2.5k", "2 3/4", "eleven", "3万5千"]]
     ['4000', '2500', '11/4', '11', '35000']

@@ -66,6 +66,7 @@ def _value(answer: str) -> Fraction:
         ("答案是三千零五", "cmath", "3005"),
         ("答案是5千零3", "cmath", "5003"),
         ("答案是两万五", "cmath", "25000"),
+        ("答案是一点五万", "cmath", "15000"),
         ("答案是2亿零5万", "cmath", "200050000"),
         ("地块面积是4000千克", "cmath", "4000"),  # 千克 is a unit, not a magnitude
         ("The answer is two dozen.", "gsm8k", "24"),
@@ -313,6 +314,10 @@ def written_values(draw: hs.DrawFn) -> tuple[str, Fraction, str | None, bool, bo
     if form == "zh_decimal_wan":
         mantissa = Fraction(draw(hs.integers(11, 999)), 10)
         unit, size = draw(hs.sampled_from([("万", 10**4), ("亿", 10**8)]))
+        if draw(hs.booleans()):  # 一点二万: in characters
+            whole, _, decimals = format_number(mantissa).partition(".")
+            written = cn2an.an2cn(whole) + ("点" + "".join("零一二三四五六七八九"[int(d)] for d in decimals) if decimals else "")
+            return f"{written}{unit}", mantissa * size, None, True, True
         return f"{format_number(mantissa)}{unit}", mantissa * size, None, True, True
     if form == "zh_mixed":
         den = draw(hs.integers(2, 9))
