@@ -970,7 +970,7 @@ def _analyse(
         if opener == "between" or (opener in _HEDGE and _w(prv) == "or"):
             return Refusal("range", f"range: {text[before[opener_at].start:lastt.end]!r} is not one answer",  # type: ignore[index]
                            reading=_range_reading(before[:-1], value, lang))
-        if used_special or not whole or b is not before[-2]:
+        if used_special or b is not before[-2] or not whole:
             # in a whole solution "3 and 5" is not the number 5; a stated "3 and 5" lists two
             # (the math reader's set), "5 apples and 3 oranges" does not
             return Refusal("unread", f"two numbers joined by {prv.text!r}: {text[b.start:lastt.end]!r}")
