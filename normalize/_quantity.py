@@ -365,8 +365,8 @@ def read_chinese_mixed(run: str) -> Fraction | Refusal | None:
     [Fraction(35000, 1), Fraction(230000000, 1), Fraction(12000, 1), Fraction(3005, 1), Fraction(5003, 1), Fraction(25000, 1)]
     """
     if "点" in run and run[-1] in _CN_BIG and run[:-1] and run[-2] not in _CN_BIG:
-        head = read_chinese_mixed(run[:-1])  # 一点五万: 1.5 × 10^4
-        return head * _CN_BIG[run[-1]] if isinstance(head, Fraction) else head
+        mantissa = read_chinese_mixed(run[:-1])  # 一点五万: 1.5 × 10^4
+        return mantissa * _CN_BIG[run[-1]] if isinstance(mantissa, Fraction) else mantissa
     if "点" in run:
         whole, _, decimals = run.partition("点")
         if not decimals or any(c not in CN_DIGIT_VALUES or c == "两" for c in decimals):
