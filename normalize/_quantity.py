@@ -524,7 +524,7 @@ def _tokens(text: str, spaces: bool = True) -> list[_Tok]:
 #: An English number word anywhere in a text (a necessary condition for :func:`read_phrase` to
 #: read words).
 NUMBER_WORD: Final = re.compile(
-    r"(?i)(?<![A-Za-z])(?:" + "|".join(sorted([*_SMALL, *_TENS, "hundred", "dozen", "half", *_SCALES], key=len, reverse=True)) + r")(?![A-Za-z])"
+    r"(?i)(?<![A-Za-z])(?:" + "|".join(sorted([*_SMALL, *_TENS, "hundred", "dozen", "half", "quarter", *_SCALES], key=len, reverse=True)) + r")(?![A-Za-z])"
 )
 
 
@@ -735,6 +735,9 @@ def _analyse(
 ) -> Reading | Refusal | None:
     first, lastt = core[0], core[-1]
     span = text[first.start : lastt.end]
+    head = text[: first.start]
+    if head.count("(") > head.count(")") or head.count("[") > head.count("]"):
+        math = True  # (-1,2,3), [2,7]: a tuple or an interval lists its numbers
     nxt = after[0] if after else None
     nxt2 = after[1] if len(after) > 1 else None
     prv = before[-1] if before else None
@@ -809,8 +812,10 @@ def _analyse(
         if isinstance(value, Refusal) and value.kind == "ambiguous number" and _priced(prv, nxt) and len(first.text.rsplit(",", 1)[-1]) == 2:
             value = read_numeral(first.text, "de")  # 2,74 €: a price has two decimals, a thousands group three
     if isinstance(value, Refusal):
-        if value.kind == "list" or (math and value.kind == "ambiguous number"):
+        if math and value.kind in ("list", "ambiguous number"):
             return None  # mathematics lists numbers with commas: \boxed{1,2}
+        if value.kind == "list":  # 2,500,5 in prose: no locale writes it, and no list is written so
+            return Refusal("ambiguous number", f"ambiguous number: {first.text!r} is one malformed number or a list")
         return value
     used_special = (first.kind == "cn" and len(first.text) > 1) or first.kind in ("cnfrac", "word") or (
         first.kind == "num" and _locale_marks(first.text, lang))
@@ -852,7 +857,7 @@ def _analyse(
     if compound is not None:
         return compound
     # --- a fraction bar: a/b, and a mixed number before it
-    if first.kind == "num" and prv is not None and prv.kind == "sym" and prv.text == "/" and not prv.spaced and not first.spaced:
+    if first.kind == "num" and prv is not None and prv.kind == "sym" and prv.text == "/" and prv.spaced == first.spaced:
         if prv2 is None or prv2.kind != "num":
             return None
         numerator = read_numeral(prv2.text, lang)
@@ -999,9 +1004,15 @@ def _analyse(
         return Refusal("unread", f"{text[prv2.start:lastt.end]!r}: a ratio or a time written in prose, not one number")
     if nxt is not None and nxt.kind == "sym" and nxt.text == ":" and not nxt.spaced and nxt2 is not None and nxt2.kind == "num" and not nxt2.spaced:
         return None
+    clock = "".join(t.text for t in after[:4]).lower()
+    if first.kind == "num" and clock.startswith(("a.m", "p.m", "o'clock", "o’clock", "oclock")):
+        return Refusal("time of day", f"time of day: {span} {clock.rstrip('.')} is a time, not a number")
     if _w(nxt) in ("am", "pm") and first.kind == "num":
         return Refusal("time of day", f"time of day: {span} {nxt.text if nxt else ''} is a time, not a number")
     unit = _unit_after(after)
+    if (prv is not None and prv.text == "." and first.spaced and len(before) > 1 and before[-2].kind == "num" and not math
+            and whole and read_numeral(before[-2].text, lang) != value):
+        return Refusal("unread", f"two numbers in one statement: {text[before[-2].start:lastt.end]!r}")
     # two numbers side by side (digits only: "3 4"; mathematics may write a product so)
     if prv is not None and prv.kind == "num" and first.kind == "num" and first.spaced and (used_special or not math):
         return Refusal("unread", f"two numbers side by side: {text[prv.start:lastt.end]!r}")
@@ -1173,6 +1184,8 @@ def _compound(before: list[_Tok], value: Fraction, unit: str | None) -> Refusal 
     if unit is None or (unit not in _UNIT_SIZES and unit != "分"):
         return None
     toks = list(before)
+    if toks and toks[-1].text == "." and len(toks) > 1 and _w(toks[-2]) in _UNIT_SIZES:
+        toks = toks[:-1]  # 3 ft. 4 in.
     if toks and (_w(toks[-1]) == "and" or (toks[-1].kind == "sym" and toks[-1].text in ",，") or (toks[-1].kind == "han" and toks[-1].text in "零又")):
         toks = toks[:-1]
     # the unit before: a word or up to three Chinese characters

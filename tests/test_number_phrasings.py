@@ -61,6 +61,7 @@ def _value(answer: str) -> Fraction:
         ("答案是3岁半", "cmath", "7/2"),
         ("The answer is ½", "math", "1/2"),
         ("The answer is 2 ¾ cups", "gsm8k", "11/4"),
+        ("The answer is 2 3 / 4", "math", "11/4"),
         ("答案是2亿3千万", "cmath", "230000000"),
         ("答案是1.2万", "cmath", "12000"),
         ("答案是三千零五", "cmath", "3005"),
@@ -135,6 +136,11 @@ def test_every_token_of_the_phrase_is_read(output: str, task: str, value: str) -
         ("答案是3万多", "cmath", "bound"),
         ("答案是3万5", "cmath", "万"),
         ("The answer is 2½", "math", "ambiguous number"),  # NFKC in the chain wrote 21⁄2
+        ("The answer is 3 ft. 4 in.", "gsm8k", "compound quantity"),
+        ("The answer is 6 o'clock", "gsm8k", "time of day"),
+        ("The answer is at 10 a.m.", "gsm8k", "time of day"),
+        ("The answer is 5. 3 more", "gsm8k", "two numbers"),
+        ("The answer is 2,500,5", "gsm8k", "ambiguous number"),
     ],
 )
 def test_a_phrase_that_is_not_one_value_is_refused_with_its_reason(output: str, task: str, reason: str) -> None:
@@ -156,6 +162,7 @@ def test_mathematics_keeps_its_own_notation() -> None:
     assert PACK.run(r"The roots are $\boxed{1,2}$.", "math500").answer == r"\{1, 2\}"
     assert PACK.run(r"$\boxed{7:32}$", "math500").status == st.OK
     assert PACK.run(r"$x \in [-2,7]$", "math500").answer == "[-2, 7]"
+    assert PACK.run("(-1,2,3)", "math").answer == "(-1, 2, 3)"
     assert PACK.run(r"The answer is $\boxed{2k}$", "math500").answer != "2000"
 
 

@@ -109,6 +109,10 @@ _SENTENCE_TOKEN: Final = compile_pattern(r"\$|\\\(|\\\)|\\\[|\\\]|" + _SENTENCE_
 _SENTENCE_TOKEN_START: Final = re.compile(r"[$.!?\n\u3002\uff01\uff1f]|\\[()\[\]]")
 
 
+#: A period that abbreviates a unit, with more of the quantity after it (``3 ft. 4 in.``).
+_UNIT_DOT: Final = re.compile(r"(?<![A-Za-z])(?:ft|in|yd|oz|lbs?|hrs?|mins?|secs?)\.\s+[0-9]")
+
+
 def _cut_sentence(text: str, begin: int, end: int) -> int:
     """Where the sentence starting at ``begin`` ends (math inside ``$…$`` never ends it)."""
     if _SENTENCE_TOKEN_START.search(text, begin, end) is None:
@@ -129,6 +133,8 @@ def _cut_sentence(text: str, begin: int, end: int) -> int:
             continue
         if token == "\n" and not text[begin : m.start()].strip():
             continue  # "Final Answer\n42": the answer is on the next line
+        if token == "." and _UNIT_DOT.search(text, max(begin, m.start() - 6), m.end() + 3) is not None:
+            continue  # "3 ft. 4 in.": an abbreviated unit before more of the quantity
         if text[pos : m.start()].strip() or seen_content:
             return m.start()
     return end

@@ -78,6 +78,8 @@ def _cut_sentence(text: str, begin: int, end: int, *, timeout: float) -> int:
             continue
         if token == "\n" and not text[begin : m.start()].strip():
             continue  # "Final Answer\n42": the answer is on the next line
+        if token == "." and regex.search(r"(?<![A-Za-z])(?:ft|in|yd|oz|lbs?|hrs?|mins?|secs?)\.\s+[0-9]", text[max(begin, m.start() - 6) : m.end() + 3]):
+            continue  # "3 ft. 4 in."
         if text[pos : m.start()].strip() or seen_content:
             return m.start()
     return end
