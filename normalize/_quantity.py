@@ -992,9 +992,14 @@ def _analyse(
     for bound in _BOUND_AFTER:
         if after_words.startswith(bound) and not (bound == "plus" and nxt2 is not None and nxt2.kind == "num"):
             return Refusal("bound", f"{span!r} {bound}: a bound, not a value")
-    if nxt is not None and nxt.kind == "han" and "".join(t.text for t in after[:2]).startswith(("以上", "以下", "多", "余")):
-        if after[0].text in ("多", "余") or "".join(t.text for t in after[:2]) in ("以上", "以下"):
-            return Refusal("bound", f"{span!r}{''.join(t.text for t in after[:2])}: a bound or an approximation, not a value")
+    if nxt is not None and nxt.kind == "han":
+        cn_after = "".join(t.text for t in after[:3] if t.kind == "han")
+        if cn_after and cn_after[0] in _CN_HALF_UNITS | {"人", "件", "台", "辆", "张"}:
+            cn_after = cn_after[1:]  # 5个以上, 3个多月: past the classifier
+        if cn_after.startswith(("以上", "以下", "多", "余", "来")):
+            return Refusal("bound", f"{span!r} {cn_after[:2]}: a bound or an approximation, not a value")
+    if whole and lower_before.endswith(("over", "under", "above", "below", "beyond", "exceeding")):
+        return Refusal("bound", f"{lower_before.split()[-1]!r} before {span!r}: a bound, not a value")
     # time of day (in mathematics a ratio: the plain readers decide)
     if math and ((prv is not None and prv.text == ":") or (nxt is not None and nxt.text == ":")):
         return None

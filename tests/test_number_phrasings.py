@@ -141,6 +141,9 @@ def test_every_token_of_the_phrase_is_read(output: str, task: str, value: str) -
         ("The answer is at 10 a.m.", "gsm8k", "time of day"),
         ("The answer is 5. 3 more", "gsm8k", "two numbers"),
         ("The answer is 2,500,5", "gsm8k", "ambiguous number"),
+        ("The answer is over 100", "gsm8k", "bound"),
+        ("答案是5个以上", "cmath", "bound"),
+        ("答案是3个或4个", "cmath", "two values"),
     ],
 )
 def test_a_phrase_that_is_not_one_value_is_refused_with_its_reason(output: str, task: str, reason: str) -> None:
