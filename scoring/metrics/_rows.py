@@ -9,8 +9,14 @@ from typing import Any
 
 from normalize import Result
 from normalize import status as st
-from normalize._mathvalue import NotMath, TimeUp, read_value, unit_names
-from normalize._quantity import quantity_in_base, reading_of
+from normalize.mathanswer import (
+    NotMath,
+    TimeUp,
+    quantity_in_base,
+    read_value,
+    reading_of,
+    unit_names,
+)
 from normalize.pack import Pack
 from normalize.row import Row
 from scoring._mathverify import MathVerifier

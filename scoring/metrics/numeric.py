@@ -16,7 +16,7 @@ import regex
 from pydantic import Field
 
 from normalize import read_number
-from normalize._quantity import Reading, read_phrase
+from normalize.mathanswer import Reading, read_phrase
 from scoring.metrics._registry import (
     SCORED,
     MetricContext,
