@@ -965,7 +965,8 @@ def _analyse(
         return Refusal("range", f"range: {text[b.start:lastt.end]!r} is not one answer", reading=_range_reading(before[:-1], value, lang))
     if (prv is not None and prv.text == "-" and not math and len(before) > 1 and before[-2].kind == "num" and first.kind == "num"
             and (len(before) < 3 or before[-3].kind != "sym" or before[-3].text in "$(") and (nxt is None or nxt.text in ".。,，;)")):
-        return Refusal("range", f"range: {text[before[-2].start:lastt.end]!r} is a range or a difference, not one answer")
+        return Refusal("range", f"range: {text[before[-2].start:lastt.end]!r} is a range or a difference, not one answer",
+                       reading=_range_reading(before[:-1], value, lang))
     if prv is not None and _w(prv) in ("and", "or") and _number_before(before[:-1]) is not None:
         b = _number_before(before[:-1])
         assert b is not None

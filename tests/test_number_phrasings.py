@@ -196,6 +196,31 @@ def test_a_compound_quantity_is_compared_only_with_a_gold_that_states_a_unit() -
     assert bare.correct is not True and bare.outcome == "no_answer"
 
 
+def test_a_range_gold_matches_only_the_same_range() -> None:
+    output = "The answer is between 3 and 4."
+    result = PACK.run(output, "gsm8k")
+    assert result.status == st.NO_ANSWER and result.extra["reading"] == "range 3..4"
+    for gold, correct in [("3–4", True), ("3-4", True), ("from 3 to 4", True), ("3–5", False)]:
+        assert score_result(PACK, Row(output=output, target=gold, task="gsm8k"), result).correct is correct, gold
+    assert score_result(PACK, Row(output=output, target="3", task="gsm8k"), result).outcome == "no_answer"
+
+
+def test_the_number_parser_reads_by_the_same_rule() -> None:
+    from normalize.parsers._number import NumberParams, parse_number
+    from normalize.registry import ParseContext
+
+    ctx, params = ParseContext(), NumberParams()
+    for text, answer in [("The probability is .5", "0.5"), ("4 thousand", "4000"), ("2 3/4", "11/4"),
+                         ("3万5千", "35000"), ("eleven", "11"), ("2.345,6", "2345.6")]:
+        assert parse_number(text, params, ctx).answer == answer, text
+    for text, reason in [("between 3 and 4", "range"), ("1 hour 45 minutes", "compound quantity"),
+                         ("7,25", "ambiguous number"), ("3:30", "time of day")]:
+        parsed = parse_number(text, params, ctx)
+        assert parsed.status == st.NO_ANSWER and reason in (parsed.reason or ""), text
+    assert parse_number("7,25", params, ParseContext(lang="de")).answer == "7.25"
+    assert parse_number("1 000", params, ctx).status == st.NO_ANSWER  # no space grouping in this locale
+
+
 def test_number_words_are_never_a_text_answer() -> None:
     result = PACK.run("The answer is the blue one.", "math")
     assert result.status != st.OK or result.answer != r"\text{the blue one}"
