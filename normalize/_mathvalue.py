@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from normalize._deadline import TimeUp, call_within
 from normalize._numbers import format_fraction, format_number, to_fraction
+from normalize._quantity import Reading, Refusal, fraction_slashes, read_phrase
 from normalize._regex import char_finder, compile_pattern
 from normalize.status import Status
 
@@ -515,6 +516,11 @@ def _read_general(s: str, timeout: float) -> MathValue:
         plain = _plain_number(stripped)
         if plain is not None:
             return MathValue("number", _number_canonical(plain[0], plain[1], False), number=plain[0])
+    if not s.isascii():
+        slashed = fraction_slashes(s)
+        if isinstance(slashed, Refusal):
+            raise NotMath(slashed.reason)
+        s = slashed
     original = s
     if len(s) > MAX_ANSWER_CHARS:
         raise NotMath(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
@@ -530,6 +536,16 @@ def _read_general(s: str, timeout: float) -> MathValue:
         if inner_value is None:
             return _text_value(inner)
         s = inner
+    # words, magnitudes, mixed numbers, locales, ranges; a gold is one value as its dataset
+    # writes it, so a lone decimal comma (12,5) is read below as the plain reader reads it
+    accounted = read_phrase(s, None, whole=True, math=True)
+    if isinstance(accounted, Refusal) and accounted.kind != "ambiguous number":
+        raise NotMath(accounted.reason)
+    if isinstance(accounted, Reading):
+        if accounted.unit is not None:
+            dropped.append(accounted.unit)
+        return MathValue("number", _number_canonical(accounted.value, accounted.as_fraction, percent or accounted.percent),
+                         number=accounted.value, percent=percent or accounted.percent, dropped=tuple(dropped))
     plain = _plain_number(s)
     if plain is None:
         stripped = _strip_unit(s, dropped)

@@ -3,6 +3,12 @@ and the ``math`` metric share (see :mod:`normalize._mathvalue` for what is read 
 
 >>> equivalent(read_value(r"1\\frac{1}{4}"), read_value("5/4"))
 True
+
+The accounting reader's verdict on a written number (:mod:`normalize._quantity`):
+:func:`read_phrase` gives a :class:`Reading` (``2 3/4`` → 11/4), a :class:`Refusal` with its
+reason (``between 3 and 4``: ``range``), or ``None`` (a plain number, mathematics);
+:func:`reading_of` what a gold states as a range or a compound quantity (``range 3..4``,
+``6300 s``), :func:`quantity_in_base` a value with a unit in its dimension's base unit.
 """
 
 from __future__ import annotations
@@ -20,16 +26,22 @@ from normalize._mathvalue import (
     unit_names,
     units_of,
 )
+from normalize._quantity import Reading, Refusal, quantity_in_base, read_phrase, reading_of
 
 __all__ = [
     "DEFAULT_MATH_TIMEOUT",
     "MathValue",
     "NotMath",
+    "Reading",
+    "Refusal",
     "TimeUp",
     "Tolerance",
     "call_within",
     "equivalent",
+    "quantity_in_base",
+    "read_phrase",
     "read_value",
+    "reading_of",
     "remove_invisible",
     "required_units",
     "unit_names",

@@ -55,6 +55,11 @@ with open(sys.argv[1], encoding="utf-8") as rows, open(sys.argv[2], "w", encodin
 """
 
 
+def _bounded(reason: object) -> bool:
+    """Whether a refusal was decided by a time bound or by the depth of the stack."""
+    return isinstance(reason, str) and ("(timeout)" in reason or "RecursionError" in reason or "budget" in reason)
+
+
 def _corpus() -> list[str]:
     """Golden sample outputs, seeded generated outputs of every task type, adversarial kinds."""
     texts: list[str] = []
@@ -124,6 +129,13 @@ def test_the_compiled_wheel_gives_the_source_results(tmp_path: Path, monkeypatch
     compiled = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(compiled) == len(rows) + 1
     for row, line in zip(rows, compiled, strict=False):
-        expected = json.dumps(pack.run(row[0], row[1], options=row[2]).to_json(), sort_keys=True, ensure_ascii=False, default=repr)
+        result = pack.run(row[0], row[1], options=row[2])
+        expected = json.dumps(result.to_json(), sort_keys=True, ensure_ascii=False, default=repr)
+        if _bounded(result.reason) or _bounded(json.loads(line).get("reason")):
+            # a time bound or the stack's depth decided this row (a 2 KB \left( nest runs near the
+            # parser's 2 s): which one comes first depends on the machine's load and the caller's
+            # stack, not on the build; both builds must still refuse it
+            assert json.loads(line)["status"] != "ok" and result.status != "ok", row[0][:200]
+            continue
         assert line == expected, f"{row[1]} options={row[2]} on {row[0][:200]!r}"
     assert compiled[-1] == json.dumps(catalogue(), sort_keys=True, ensure_ascii=False)

@@ -360,7 +360,7 @@ def test_number_parser_locale() -> None:
 
 def test_number_parser_is_registered() -> None:
     definition = REGISTRY.parser("number")
-    assert definition.version == 1
+    assert definition.version == 2
     assert definition.params_model is NumberParams
 
 

@@ -8,6 +8,15 @@ found none: ``ParseContext.notes["found_by"] == "last_number"``).  In it the ans
    (``x <= 2``, ``1,000.99 m``) — together with the items listed right before it
    (``$12$ and $13$``), and a percent word after it (``$28$ percent``).
 
+Every token of the answer's number is accounted for first (:mod:`normalize._quantity`: the
+accounting rule; the README's parser section states it): digit groups, a sign, decimal and
+grouping marks, a fraction bar, magnitude and number words, units, currency; ``4 thousand`` is
+4000, ``2 3/4`` is 11/4, ``eleven`` is 11, ``.5`` after prose is 0.5, and a range
+(``between 3 and 4``), a compound quantity (``1 hour 45 minutes``), a time of day (``3:30``),
+an ambiguous decimal comma (``7,25`` without ``lang``) or a token the reader cannot account for
+next to the number is ``no_answer`` with a reason — never the number beside it.  Inside a box or
+``$…$`` mathematics keeps its notation (``1,2`` lists two numbers, ``7:32`` is a ratio).
+
 Hedging between values (``12 or possibly 15``) is ``contradictory``.  The value is read by
 :func:`normalize._mathvalue.read_value`: exact rationals for plain numbers, SymPy for the rest,
 never a number taken out of an expression (``(2,12) \cup (12,102)`` is an interval union, not
@@ -33,6 +42,14 @@ from normalize._mathvalue import (
     read_value,
     remove_invisible,
     unwrap_boxes,
+)
+from normalize._quantity import (
+    NUMBER_WORD,
+    Reading,
+    Refusal,
+    decimal_comma_locale,
+    fraction_slashes,
+    read_phrase,
 )
 from normalize._regex import compile_pattern
 from normalize.parsers._math_params import (
@@ -106,7 +123,7 @@ def _candidate(text: str, *, whole: bool) -> str:
     return candidate
 
 
-@parser("math", version=2, params=MathParams)
+@parser("math", version=3, params=MathParams)
 def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     r"""The answer as a canonical mathematical value (see the module docstring).
 
@@ -119,6 +136,11 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     text = remove_invisible(text).strip()
     if not text:
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
+    if not text.isascii():
+        slashed = fraction_slashes(text)
+        if isinstance(slashed, Refusal):
+            return Parsed(None, st.NO_ANSWER, slashed.reason, {"refused": slashed.kind})
+        text = slashed
     whole_solution = ctx.notes.get("found_by") == "last_number" or ctx.notes.get("statement") == "paragraph"
     unboxed = unwrap_boxes(text)
     if "<<" in unboxed:
@@ -129,8 +151,11 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
         # general path gives it (no hedge word, no "<<", no \text{} fits the shape; read_value
         # gives a value with this canonical spelling and nothing dropped), without its caches
         plain = plain_canonical(unboxed)
-        if plain is not None:
-            return Parsed(plain, st.OK, None, {})
+        if plain is not None and not (decimal_comma_locale(ctx.lang) and ("." in unboxed or "," in unboxed)):
+            return Parsed(plain, st.OK, None, {})  # (a row in a decimal-comma locale reads 1.234 as 1234)
+    accounted = _account(unboxed, ctx, whole=not whole_solution)
+    if accounted is not None:
+        return accounted
     try:
         candidate: str | None = None
         if whole_text:
@@ -152,6 +177,23 @@ def parse_math(text: str, params: MathParams, ctx: ParseContext) -> Parsed:
     except TimeUp:
         return Parsed(None, st.ERROR, f"reading the answer took longer than {params.timeout:g} s (timeout)")
     return _ok(value, ctx, typeset=False)
+
+
+def _account(text: str, ctx: ParseContext, *, whole: bool) -> Parsed | None:
+    """The accounting reader's verdict on the phrase of the answer's last number
+    (:func:`normalize._quantity.read_phrase`: magnitude and number words, mixed numbers, locales,
+    ranges, compound quantities, times of day), or ``None`` when it adds nothing to the readers
+    below (a plain number, an expression)."""
+    math = ctx.notes.get("found_by") == "boxed" or bool(ctx.notes.get("from_box"))
+    found = read_phrase(text, ctx.lang, whole=whole, math=math)
+    if found is None:
+        return None
+    if isinstance(found, Reading):
+        return Parsed(found.canonical, st.OK, None, {"dropped": [found.unit]} if found.unit else {})
+    extra: dict[str, str] = {"refused": found.kind}
+    if found.reading is not None:
+        extra["reading"] = found.reading
+    return Parsed(None, st.NO_ANSWER, found.reason, extra)
 
 
 def _typeset_text(text: str) -> bool:
@@ -177,6 +219,8 @@ def _ok(value: MathValue, ctx: ParseContext, *, typeset: bool) -> Parsed:
             and ctx.notes.get("found_by") not in ("marker", "boxed")):
         return Parsed(None, st.NO_ANSWER, f"no answer stated: {value.text or value.canonical!r} is prose, "
                                           "not marked or boxed as the answer")
+    if value.kind == "text" and NUMBER_WORD.search(value.text or "") is not None:
+        return Parsed(None, st.NO_ANSWER, f"number words not read as one number: {value.text!r}")
     extra = {"dropped": list(value.dropped)} if value.dropped else {}
     return Parsed(value.canonical, st.OK, None, extra)
 

@@ -18,6 +18,15 @@ What "final number" means, precisely:
    with spaces), when a decimal trails off (``0.333...``), and when there is no number at all.
    No arithmetic is ever done.
 
+5. Every token of that number's phrase is accounted for (:mod:`normalize._quantity`, the
+   accounting rule shared with the ``math`` parser): magnitude and number words are read
+   (``4 thousand`` → 4000, ``2.5k``, ``3万5千``, ``two hundred and six``, ``eleven``), mixed
+   numbers (``2 3/4`` → 11/4), a leading-dot decimal after prose, locales the digits prove
+   (``2.345,6``) or ``ParseContext.lang`` states (``7,25`` in ``de``); a phrase that is not one
+   value is ``no_answer`` with a reason (``range``, ``compound quantity``, ``time of day``,
+   ``ambiguous number``, a bound, a token the reader cannot account for), never the number
+   beside the token.
+
 The answer is canonical: integers ``42``, decimals without trailing zeros ``0.5``, ``-3``
 (never ``-0``), and a number written as a fraction is the reduced fraction (``2/4`` → ``1/2``,
 ``\\frac{4}{2}`` → ``2``); a decimal that is exact stays a decimal (``0.75``).  With
@@ -46,6 +55,7 @@ from normalize._numbers import (
     token_pattern,
     token_value,
 )
+from normalize._quantity import Refusal, fraction_slashes, read_phrase
 from normalize._regex import compile_pattern
 from normalize.registry import Params, ParseContext, Parsed, StrTuple, parser
 
@@ -142,7 +152,7 @@ def _expression_reason(part: str, m: regex.Match[str], before: regex.Match[str] 
     return None
 
 
-@parser("number", version=1, params=NumberParams, embeds={"simplify_latex_numbers": 1, "convert_chinese_numerals": 1})
+@parser("number", version=2, params=NumberParams, embeds={"simplify_latex_numbers": 1, "convert_chinese_numerals": 1})
 def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
     """The final number of the answer in canonical form (see the module docstring).
 
@@ -157,7 +167,24 @@ def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
     timeout = ctx.timeout
     if not text.strip():
         return Parsed(None, st.NO_ANSWER, "the normalized text is empty")
-    part = _final_part(_prepare(text, timeout))
+    slashed = fraction_slashes(text)
+    if isinstance(slashed, Refusal):
+        return Parsed(None, st.NO_ANSWER, slashed.reason, {"refused": slashed.kind})
+    part = _final_part(_prepare(slashed, timeout))
+    accounted = read_phrase(part, ctx.lang, whole=True, spaces=" " in params.thousands)
+    if isinstance(accounted, Refusal):
+        extra = {"refused": accounted.kind, **({"reading": accounted.reading} if accounted.reading else {})}
+        return Parsed(None, st.NO_ANSWER, accounted.reason, extra)
+    if accounted is not None:
+        amount = accounted.value
+        if accounted.percent:
+            percent_value = apply_percent(amount, params.percent)
+            if percent_value is None:
+                return Parsed(None, st.NO_ANSWER, f"{part.strip()!r} is a percentage (percent=reject)")
+            return Parsed(format_number(percent_value), st.OK)
+        if params.rational == "fraction" and accounted.as_fraction:
+            return Parsed(format_fraction(amount), st.OK)
+        return Parsed(format_number(amount), st.OK)
     pattern = compile_pattern(
         token_pattern(params.thousands, params.decimal_comma, scientific=params.scientific, ratio=True, percent=True, wan=True)
     )

@@ -21,7 +21,9 @@ reads the last number of a finished solution; a solution cut off mid-sentence
 
 The rule marks its output with how the answer was found (``marker``, ``boxed`` or
 ``last_number``); the engine records that on the result (``Result.extra["found_by"]``) and the
-score report turns it into strict and flexible parse rates.
+score report turns it into strict and flexible parse rates.  A marked statement whose value is
+the box inside it is also marked ``from_box``: its value is mathematics (``1,2`` lists two
+numbers there, ``7:32`` is a ratio), as a box's is.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import regex
 from normalize import status as st
 from normalize._literals import anchored_text_locator, entangled, fold, project, text_locator_source
 from normalize._numbers import to_fraction
+from normalize._quantity import NUMBER_WORD
 from normalize._regex import char_finder, compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, rule
@@ -106,6 +109,10 @@ _SENTENCE_TOKEN: Final = compile_pattern(r"\$|\\\(|\\\)|\\\[|\\\]|" + _SENTENCE_
 _SENTENCE_TOKEN_START: Final = re.compile(r"[$.!?\n\u3002\uff01\uff1f]|\\[()\[\]]")
 
 
+#: A period that abbreviates a unit, with more of the quantity after it (``3 ft. 4 in.``).
+_UNIT_DOT: Final = re.compile(r"(?<![A-Za-z])(?:ft|in|yd|oz|lbs?|hrs?|mins?|secs?)\.\s+[0-9]")
+
+
 def _cut_sentence(text: str, begin: int, end: int) -> int:
     """Where the sentence starting at ``begin`` ends (math inside ``$…$`` never ends it)."""
     if _SENTENCE_TOKEN_START.search(text, begin, end) is None:
@@ -126,6 +133,8 @@ def _cut_sentence(text: str, begin: int, end: int) -> int:
             continue
         if token == "\n" and not text[begin : m.start()].strip():
             continue  # "Final Answer\n42": the answer is on the next line
+        if token == "." and _UNIT_DOT.search(text, max(begin, m.start() - 6), m.end() + 3) is not None:
+            continue  # "3 ft. 4 in.": an abbreviated unit before more of the quantity
         if text[pos : m.start()].strip() or seen_content:
             return m.start()
     return end
@@ -143,7 +152,7 @@ def _value_key(value: str, *, timeout: float) -> Any:
 @rule(
     "extract_math_answer",
     stage="extract",
-    version=2,
+    version=3,
     scope=("math",),
     params=MathAnswerParams,
     idempotent=False,
@@ -195,6 +204,8 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         _check_agree([*values, *(_join(g) for g in groups)], timeout=timeout)
         if groups:
             return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
+        if inside:  # the marked statement's value is its box's: mathematics (\boxed{1,2} lists two)
+            return AnnotatedText(chosen.value, found_by=chosen.kind, from_box=True)
         return AnnotatedText(chosen.value, found_by=chosen.kind)
     if boxes:
         groups = _box_groups(text, boxes, timeout=timeout)
@@ -886,7 +897,9 @@ def _last_sentence(text: str) -> str:
 
 
 def _has_number(text: str) -> bool:
-    return any(c.isdigit() for c in text)
+    """Digits or number words (``eleven``, ``two hundred and six``): a sentence that ends in a
+    number written in words is finished."""
+    return any(c.isdigit() for c in text) or NUMBER_WORD.search(text) is not None
 
 
 __all__ = [

@@ -9,6 +9,14 @@ from typing import Any
 
 from normalize import Result
 from normalize import status as st
+from normalize.mathanswer import (
+    NotMath,
+    TimeUp,
+    quantity_in_base,
+    read_value,
+    reading_of,
+    unit_names,
+)
 from normalize.pack import Pack
 from normalize.row import Row
 from scoring._mathverify import MathVerifier
@@ -18,6 +26,7 @@ from scoring.metrics._registry import (
     METRIC_REGISTRY,
     NO_ANSWER,
     NO_TARGET,
+    SCORED,
     MetricContext,
     Score,
     ScoringConfig,
@@ -196,8 +205,36 @@ def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathV
     # result of a run or a row that kept its ``extra``; unknown (None) for a bare answer
     dropped = result.extra.get("dropped", []) if result.raw is not None or result.extra else None
     units = tuple(str(u) for u in dropped) if isinstance(dropped, list) else None
+    reading = result.extra.get("reading") if result.status != st.OK else None
+    if isinstance(reading, str) and kind == "math":
+        stated = _stated_readings(golds)
+        if stated:  # a range or compound quantity refused by the parser, against a gold that states one
+            hit = reading in stated
+            return Score(hit, float(hit), config.metric, SCORED, None if hit else f"{reading} is not {sorted(stated)[0]}")
     score = compare(config, answer, golds, alias_groups=pack.alias_groups(), verifier=verifier, answer_units=units)
     return replace(score, answer=answer)
+
+
+def _stated_readings(golds: Sequence[Any]) -> set[str]:
+    """The golds that state a range or a quantity with a unit, as the accounting reader writes
+    them (``range 3..4``, ``6300 s``): a compound-quantity answer (``1 hour 45 minutes``) is
+    compared only with a gold that states a unit, a range answer only with the same range."""
+    out: set[str] = set()
+    for gold in golds:
+        if not isinstance(gold, str):
+            continue
+        stated = reading_of(gold)
+        if stated is None:
+            try:
+                value = read_value(gold)
+            except (NotMath, TimeUp):
+                continue
+            units = sorted(unit_names(value.dropped))
+            if value.kind == "number" and value.number is not None and len(units) == 1:
+                stated = quantity_in_base(value.number, units[0])
+        if stated is not None:
+            out.add(stated)
+    return out
 
 
 @dataclass(frozen=True)

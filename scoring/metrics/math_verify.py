@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
+from normalize.mathanswer import Reading, read_phrase
 from scoring._mathverify import MathVerifier
 from scoring.metrics._registry import (
     SCORED,
@@ -27,6 +28,20 @@ def math_verify_match(answer: str, target: str, verifier: MathVerifier, *, timeo
     return verifier.equivalent(answer, target, timeout=timeout)
 
 
+def _as_written_value(gold: Any) -> Any:
+    """A gold the parsers' accounting reader reads as one number (``2 3/4``, ``4 thousand``,
+    ``eleven``, ``3万5千``), as its canonical spelling (``11/4``): Math-Verify would read
+    ``2 3/4`` as a product.  Other golds unchanged.
+
+    >>> _as_written_value("2 3/4"), _as_written_value(r"\\frac{1}{2}")
+    ('11/4', '\\\\frac{1}{2}')
+    """
+    if not isinstance(gold, str):
+        return gold
+    found = read_phrase(gold, None, whole=True, math=True)
+    return found.canonical if isinstance(found, Reading) else gold
+
+
 class MathVerifyParams(MetricParams):
     """``timeout``: seconds per comparison (``> 0``)."""
 
@@ -40,7 +55,7 @@ def math_verify_metric(answer: Any, golds: Sequence[Any], config: ScoringConfig,
         raise TypeError("the math_verify metric needs a MathVerifier: use score_rows or pass verifier=")
     text = as_text(answer)
     try:
-        hit = any(math_verify_match(text, g, ctx.verifier, timeout=config.timeout)
+        hit = any(math_verify_match(text, _as_written_value(g), ctx.verifier, timeout=config.timeout)
                   for g in alias_candidates(golds, ctx.alias_groups))
     except TimeoutError as exc:
         return Score(False, 0.0, config.metric, SCORED, str(exc))

@@ -16,6 +16,7 @@ import regex
 from pydantic import Field
 
 from normalize import read_number
+from normalize.mathanswer import Reading, read_phrase
 from scoring.metrics._registry import (
     SCORED,
     MetricContext,
@@ -88,9 +89,14 @@ def parse_number(value: Any) -> Fraction | None:
     if not _in_number_range(text):
         return None
     try:
-        return read_number(value)
+        number = read_number(value)
     except TimeoutError:  # a pathological target: compared as text instead
         return None
+    if number is None:  # 2 3/4, 4 thousand, eleven, 3万5千: the parsers' accounting reader
+        reading = read_phrase(text, None, whole=True)
+        if isinstance(reading, Reading) and not reading.percent:
+            return reading.value
+    return number
 
 
 def numeric_match(answer: Any, target: Any, *, rel_tol: float = 0.0, abs_tol: float = 0.0) -> bool:

@@ -18,6 +18,7 @@ import regex
 
 from normalize import status as st
 from normalize._numbers import to_fraction
+from normalize._quantity import NUMBER_WORD
 from normalize._regex import compile_pattern
 from normalize.errors import RejectText
 from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText
@@ -77,6 +78,8 @@ def _cut_sentence(text: str, begin: int, end: int, *, timeout: float) -> int:
             continue
         if token == "\n" and not text[begin : m.start()].strip():
             continue  # "Final Answer\n42": the answer is on the next line
+        if token == "." and regex.search(r"(?<![A-Za-z])(?:ft|in|yd|oz|lbs?|hrs?|mins?|secs?)\.\s+[0-9]", text[max(begin, m.start() - 6) : m.end() + 3]):
+            continue  # "3 ft. 4 in."
         if text[pos : m.start()].strip() or seen_content:
             return m.start()
     return end
@@ -145,6 +148,8 @@ def extract_math_answer(text: str, params: MathAnswerParams, *, timeout: float =
         _check_agree([*values, *(_join(g) for g in groups)], timeout=timeout)
         if groups:
             return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
+        if inside:
+            return AnnotatedText(chosen.value, found_by=chosen.kind, from_box=True)
         return AnnotatedText(chosen.value, found_by=chosen.kind)
     if boxes:
         groups = _box_groups(text, boxes, timeout=timeout)
@@ -281,6 +286,6 @@ def _last_sentence(text: str) -> str:
 
 
 def _has_number(text: str) -> bool:
-    return any(c.isdigit() for c in text)
+    return any(c.isdigit() for c in text) or NUMBER_WORD.search(text) is not None
 
 
