@@ -116,15 +116,18 @@ class BatchScorer:
             verifier = self._local.verifier = MathVerifier()
         return verifier
 
-    def out_rows(self, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """The output rows (as ``normalize run``/``score -o`` writes them, before JSON) of ``rows``."""
+    def out_rows(self, rows: Sequence[Mapping[str, Any]], numbers: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """The output rows (as ``normalize run``/``score -o`` writes them, before JSON) of ``rows``;
+        ``numbers``: each row's line number (default: ``line_column``'s, else the place in the batch)."""
         from scoring._cli import add_score_fields
 
+        if numbers is not None and len(numbers) != len(rows):
+            raise ValueError(f"{len(rows)} rows but {len(numbers)} line numbers")
         outs: list[dict[str, Any]] = []
         for place, row in enumerate(rows, start=1):
             data = dict(row)
-            number = place
-            if self.line_column is not None:
+            number = place if numbers is None else int(numbers[place - 1])
+            if self.line_column is not None and numbers is None:
                 given = data.get(self.line_column)
                 if isinstance(given, bool) or not isinstance(given, int):
                     raise ValueError(f"line_column {self.line_column!r} must hold integers, got {given!r}")
@@ -138,9 +141,9 @@ class BatchScorer:
             outs.append(shape_trace(out, self.trace))
         return outs
 
-    def added(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
+    def added(self, rows: Sequence[Mapping[str, Any]], numbers: Sequence[int] | None = None) -> dict[str, list[Any]]:
         """The added columns of ``rows``, one list per column (JSON text where the module says)."""
-        outs = self.out_rows(rows)
+        outs = self.out_rows(rows, numbers)
         return {name: [_cell(name, out.get(name)) for out in outs] for name in self.columns}
 
     def arrow_columns(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
