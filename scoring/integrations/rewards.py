@@ -184,7 +184,8 @@ class NormalizeReward:
         """The data sources whose fallback task was logged already (once each per reward)."""
         logged: set[str] | None = getattr(self, "_fallback_logged", None)
         if logged is None:
-            logged = self._fallback_logged = set()
+            logged = set()
+            self._fallback_logged: set[str] = logged
         return logged
 
     def compute_score_batch(self, data_sources: Sequence[Any], solution_strs: Sequence[str | None],
