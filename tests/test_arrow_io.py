@@ -240,3 +240,31 @@ def test_parquet_peak_memory_does_not_grow_with_the_input(tmp_path: Path, comman
     peaks = [_peak_rss(command, str(tmp_path / f"{stem}.parquet"), "-o", str(tmp_path / f"{stem}.out.parquet"),
                        "--jobs", "1", *extra) for stem in ("small", "large")]
     assert peaks[1] - peaks[0] < 0.25 * added, (peaks, added)
+
+
+def test_nested_input_values_as_arrow_types_or_json_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A row's schema as a struct or as JSON text, options as a list or as JSON text: the
+    answers of the JSONL rows holding them as objects and arrays."""
+    schema = {"type": "object", "properties": {"age": {"type": "integer"}}, "required": ["age"]}
+    plain = [{"id": 1, "task": "json_extraction", "output": '{"age": 41}', "schema": schema},
+             {"id": 2, "task": "json_extraction", "output": '{"name": "x"}', "schema": schema},
+             {"id": 3, "task": "mmlu", "output": "The answer is (B).", "options": ["a", "b", "c"]}]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in plain))
+    assert main(["run", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "ref.jsonl"), "--jobs", "1"]) == 0
+    ref = jsonl_rows(tmp_path / "ref.jsonl")
+    assert ref[1]["status"] != "ok"  # the schema is applied: a missing required field
+    as_text = pa.table({"id": [1, 2, 3], "task": [r["task"] for r in plain], "output": [r["output"] for r in plain],
+                        "schema": [json.dumps(schema), json.dumps(schema), None],
+                        "options": [None, None, json.dumps(["a", "b", "c"])]})
+    pq.write_table(as_text, tmp_path / "text.parquet")
+    assert main(["run", str(tmp_path / "text.parquet"), "-o", str(tmp_path / "text.out.jsonl"), "--jobs", "1"]) == 0
+    got = jsonl_rows(tmp_path / "text.out.jsonl")
+    assert [(r["status"], r["answer"]) for r in got] == [(r["status"], r["answer"]) for r in ref]
+    assert got[0]["schema"] == schema and got[2]["options"] == ["a", "b", "c"]  # read as the JSON they hold
+    as_struct = pa.Table.from_pylist(plain)  # schema: a struct column; options: list<string>
+    pq.write_table(as_struct, tmp_path / "struct.parquet")
+    assert main(["run", str(tmp_path / "struct.parquet"), "-o", str(tmp_path / "struct.out.parquet"), "--jobs",
+                 "1"]) == 0
+    back = list(read_rows(tmp_path / "struct.out.parquet"))
+    assert [(r["status"], r["answer"]) for r in back] == [(r["status"], r["answer"]) for r in ref]
+    capsys.readouterr()

@@ -98,3 +98,23 @@ def test_a_pack_with_another_hash_fails_on_the_worker(cluster: None) -> None:
     with pytest.raises(Exception, match="expected"):
         ds.map_batches(NormalizeBatches, fn_constructor_kwargs={"pack_hash": "sha256:0"}, batch_format="pyarrow",
                        concurrency=1).take_all()
+
+
+def test_numpy_batches_get_the_columns_of_arrow_batches() -> None:
+    """``batch_format="numpy"`` (Ray's default): a dict of arrays in, the same values out."""
+    import numpy as np
+
+    from scoring.integrations._batches import BatchScorer
+    from scoring.integrations.ray import apply_to_batch
+
+    items = rows(10)
+    table = pa.Table.from_pylist(items)
+    batch = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
+    scorer = BatchScorer(score=True)
+    got = apply_to_batch(scorer, batch)
+    want = apply_to_batch(scorer, table)
+    for name in scorer.columns:
+        assert isinstance(got[name], np.ndarray)
+        assert list(got[name]) == want.column(name).to_pylist(), name
+    with pytest.raises(TypeError, match="a batch must be"):
+        apply_to_batch(scorer, [1, 2])
