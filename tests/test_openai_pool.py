@@ -60,6 +60,7 @@ def test_generate_over_three_servers_one_dying_midway_writes_one_servers_bytes(
         args = ["generate", *common, "--base-url", url_a, "--base-url", url_b, "--base-url-file",
                 str(tmp_path / "urls.txt"), "--revision", "weights-v1", "--cache", str(tmp_path / "c.sqlite")]
         assert main([*args, "-o", str(tmp_path / "many.jsonl"), str(prompts)]) == 0
+        assert f"answered by {url_a} " in capsys.readouterr().err  # the summary says who answered
     assert (tmp_path / "many.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
     answered = [len(a.requests), b.seen - b.refused, len(c.requests)]
     assert sum(answered) == 60 and answered[1] == 4  # the dying server answered only before it died

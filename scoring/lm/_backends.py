@@ -160,4 +160,8 @@ def summary(generator: Any) -> Sequence[str]:
     client = getattr(generator, "client", None)
     if client is None:
         return ()
-    return (f"{client.requests} requests, {client.retries} retries",)
+    words = [f"{client.requests} requests, {client.retries} retries"]
+    describe = getattr(client, "describe", None)
+    if callable(describe):  # a pool of servers: who answered how many
+        words.append("answered by " + ", ".join(f"{s['base_url']} {s['answered']}" for s in describe()))
+    return tuple(words)
