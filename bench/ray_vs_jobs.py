@@ -7,15 +7,18 @@ rollouts scored per step are) as JSONL and as Parquet, then times, interleaved:
   (the CLI's fastest path: workers read byte ranges) — peak RSS of the parent and of the
   largest worker;
 * ``jobs-parquet``: the same from and to Parquet;
-* ``ray``: ``ray.data.read_parquet(IN).map_batches(NormalizeBatches, concurrency=N,
-  batch_format="pyarrow").write_parquet(DIR)`` on a local cluster started with ``num_cpus=N``
+* ``ray``: ``ray.data.read_parquet(SHARDS).map_batches(NormalizeBatches, concurrency=N,
+  batch_format="pyarrow").write_parquet(DIR)`` (the same rows as a folder of Parquet shards, at
+  least 8·N: from one file Ray makes one block, and one actor does all the work) on a local cluster started with ``num_cpus=N``
   (N one-CPU actors and one more logical CPU for the read and write tasks; start-up timed
   apart; workers at nice 0 like the CLI's, not Ray's default 15) — peak RSS of the driver (a
   child process of this one) and of each Ray worker
   process (sampled every 0.1 s; the object store's shared memory is counted in the workers'
   RSS where they touch it).
 
-It checks that every mode gives the same status counts, and prints rows/s (wall) and the
+It checks that every mode gives the same status counts, and prints rows/s (wall), the CPU
+time of every process involved (on shared cores the wall clock favours the side with more
+runnable processes; CPU per row does not), and the
 per-row CPU cost measured in one process (normalize, and normalize + score), which is what the
 100-node plan in the README rests on.
 
@@ -52,8 +55,9 @@ import resource, sys
 from scoring.cli import main
 code = main(sys.argv[1:])
 own = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+me = resource.getrusage(resource.RUSAGE_SELF)
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("peak_kib", own, kids.ru_maxrss, file=sys.stderr)
+print("peak_kib", own, kids.ru_maxrss, me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime, file=sys.stderr)
 raise SystemExit(code)
 """
 
@@ -77,7 +81,7 @@ def run_cli(args: list[str]) -> dict[str, Any]:
     if done.returncode != 0:
         raise SystemExit(done.stderr[-2000:])
     peak = next(line for line in done.stderr.splitlines() if line.startswith("peak_kib")).split()
-    return {"wall": wall, "driver_mib": int(peak[1]) / 1024, "worker_mib": int(peak[2]) / 1024}
+    return {"wall": wall, "driver_mib": int(peak[1]) / 1024, "worker_mib": int(peak[2]) / 1024, "cpu": float(peak[3])}
 
 
 def statuses_jsonl(path: Path) -> Counter[str]:
@@ -100,6 +104,7 @@ class RssSampler:
 
     def __init__(self) -> None:
         self.peaks: dict[int, int] = {}
+        self.cpu: dict[int, float] = {}  # each worker's CPU seconds when last seen
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -107,11 +112,14 @@ class RssSampler:
         import psutil
 
         while not self._stop.is_set():
-            for proc in psutil.process_iter(["pid", "cmdline", "memory_info"]):
+            for proc in psutil.process_iter(["pid", "cmdline", "memory_info", "cpu_times"]):
                 cmd = " ".join(proc.info.get("cmdline") or [])
                 info = proc.info.get("memory_info")
                 if info is not None and ("ray::" in cmd or "default_worker.py" in cmd):
                     self.peaks[proc.info["pid"]] = max(self.peaks.get(proc.info["pid"], 0), info.rss)
+                    times = proc.info.get("cpu_times")
+                    if times is not None:
+                        self.cpu[proc.info["pid"]] = times.user + times.system
             self._stop.wait(0.1)
 
     def __enter__(self) -> RssSampler:
@@ -141,15 +149,20 @@ def run_ray(src: Path, out_dir: Path, actors: int, batch_size: int) -> dict[str,
     startup = time.perf_counter() - started
     try:
         with RssSampler() as sampler:
+            before = dict(sampler.cpu)  # CPU the idle workers used starting up
             start = time.perf_counter()
+            cpu_start = time.process_time()
             ds = ray.data.read_parquet(str(src)).map_batches(
                 NormalizeBatches, batch_format="pyarrow", batch_size=batch_size, concurrency=actors)
             ds.write_parquet(str(out_dir))
             wall = time.perf_counter() - start
+            driver_cpu = time.process_time() - cpu_start
+            time.sleep(0.3)  # one more sample of the workers' CPU times
     finally:
         ray.shutdown()
     workers = sorted(sampler.peaks.values(), reverse=True)
-    return {"wall": wall, "startup": startup, "driver_mib": own_peak_mib(),
+    cpu = driver_cpu + sum(t - before.get(pid, 0.0) for pid, t in sampler.cpu.items())
+    return {"wall": wall, "startup": startup, "driver_mib": own_peak_mib(), "cpu": cpu,
             "worker_mib": workers[0] / 2**20 if workers else 0.0,
             "workers_top": [round(w / 2**20) for w in workers[:actors + 2]]}
 
@@ -224,6 +237,14 @@ def main() -> None:
         count = write_exact(src, args.rows)
         table = pj.read_json(src)
         pq.write_table(table, tmp / "in.parquet", row_group_size=8192)
+        # Ray reads a folder of shards, as data on a cluster is kept: from one file it makes one
+        # read task and one block, and only one actor gets work.
+        shards = tmp / "shards"
+        shards.mkdir()
+        n_shards = max(8 * args.jobs, table.num_rows // 25_000)
+        step = -(-table.num_rows // n_shards)
+        for k, start in enumerate(range(0, table.num_rows, step)):
+            pq.write_table(table.slice(start, step), shards / f"part-{k:05d}.parquet", row_group_size=8192)
         rows = table.num_rows
         del table
         print(f"{rows} rows ({count} written), {src.stat().st_size / 2**20:.0f} MB JSONL, "
@@ -242,7 +263,7 @@ def main() -> None:
             counts["jobs-parquet"] = statuses_parquet(tmp / "out.parquet")
             (tmp / "out.parquet").unlink()
         if "ray" not in args.skip:  # in a child process: its driver's peak is then its own
-            child = subprocess.run([sys.executable, __file__, "--ray-child", str(tmp / "in.parquet"),
+            child = subprocess.run([sys.executable, __file__, "--ray-child", str(shards),
                                     str(tmp / "ray_out"), "--jobs", str(args.jobs), "--batch-size",
                                     str(args.batch_size)], capture_output=True, text=True, env=_env(), check=False)
             if child.returncode != 0:
@@ -253,6 +274,7 @@ def main() -> None:
             extra = f"  (cluster start {result['startup']:.1f}s; workers' peaks MiB {result['workers_top']})" \
                 if "startup" in result else ""
             print(f"{mode:13s} {result['wall']:7.1f}s  {rows / result['wall']:8.0f} rows/s  "
+                  f"CPU {result['cpu']:6.1f}s ({result['cpu'] / rows * 1e6:5.0f} µs/row)  "
                   f"driver {result['driver_mib']:6.0f} MiB  largest worker {result['worker_mib']:6.0f} MiB{extra}")
         first = next(iter(counts.values()), None)
         agree = all(c == first for c in counts.values())
