@@ -22,12 +22,14 @@ from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,
     check_jobs,
+    format_meta,
     input_identity,
     interruptible,
     open_output,
     progress_bar,
     run_job,
     stopped_message,
+    stream_formats,
     take_line,
 )
 
@@ -35,8 +37,10 @@ from normalize.stream import (
 def register(sub: Any) -> None:
     run = sub.add_parser("run", help="normalize and parse every row of a JSONL file")
     add_pack_option(run)
-    run.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (- for stdin)")
-    run.add_argument("-o", "--output", metavar="OUT.jsonl", help="where to write rows (default: stdout)")
+    run.add_argument("input", metavar="INPUT.jsonl", help="rows with id, task, output (- for stdin); "
+                     "also .parquet or .arrow (see --input-format)")
+    run.add_argument("-o", "--output", metavar="OUT.jsonl", help="where to write rows (default: stdout); "
+                     "also .parquet or .arrow (see --output-format)")
     add_source_options(run)
     run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_stream_options(run)
@@ -74,18 +78,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.resume and args.input == "-":
         raise UsageError("--resume needs an input file: stdin cannot be read again")
     statuses: Counter[str] = Counter()
+    in_fmt, out_fmt, rows_from = stream_formats(args)
     meta = {"command": "run", "input": input_identity(args.input), "pack_hash": pack.hash, "trace": args.trace,
-            "signature": pack.signature}
+            "signature": pack.signature, **format_meta(in_fmt, out_fmt)}
     worker = functools.partial(run_chunk, pack, args.trace)
 
     def consume(records: list[str]) -> None:
         statuses.update(records)
 
-    with interruptible() as interrupt, open_output(args.output, meta=meta, resume=args.resume) as output:
+    with interruptible() as interrupt, \
+            open_output(args.output, meta=meta, resume=args.resume, output_format=out_fmt) as output:
         for line in output.kept_lines():
             statuses[str(json.loads(line).get("status"))] += 1
         with progress_bar(args.input, enabled=not args.no_progress, desc="normalize") as advance:
-            done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
+            done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance,
+                           rows_from=rows_from)
         if done.interrupted:
             output.stop()
             print(stopped_message(output, done), file=sys.stderr)
@@ -93,7 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         output.commit()
     code = 0
     if done.rows and statuses.get("invalid") == done.rows:  # every row invalid: a failed run, said once
-        invalid = all_invalid_reason(args.input, pack)
+        invalid = all_invalid_reason(args.input, pack, lines=None if rows_from is None else rows_from(0))
         if invalid is not None:
             code = 1
             print(f"normalize: every row is invalid ({invalid[2]}); the commonest reason ({invalid[1]} rows): "

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from normalize import status as st
-from normalize._io import InputRow, iter_jsonl
+from normalize._io import InputRow, iter_jsonl, to_input_row
+from normalize._jsonl import decode_line
 from normalize.engine import Result
 from normalize.pack import Pack
 from normalize.row import Row, RowError, read_options
@@ -134,7 +135,8 @@ def _invalid_reason(out: dict[str, object]) -> str:
     return reason if isinstance(reason, str) and reason else "no reason recorded"
 
 
-def all_invalid_reason(path: str | Path, pack: Pack) -> tuple[str, int, int] | None:
+def all_invalid_reason(path: str | Path, pack: Pack, *,
+                       lines: Iterable[tuple[int, bytes]] | None = None) -> tuple[str, int, int] | None:
     """``(the commonest reason, rows with it, rows)`` when every row of ``path`` is ``invalid``
     under ``pack`` (and there is at least one); ``None`` as soon as one row is not.
 
@@ -142,7 +144,9 @@ def all_invalid_reason(path: str | Path, pack: Pack) -> tuple[str, int, int] | N
     numbers are left out of the reasons counted (``line 3: ...`` and ``line 4: ...`` are one reason).
     """
     reasons: Counter[str] = Counter()
-    for row in iter_jsonl(path):
+    # ``lines``: the rows as the run read them (a Parquet input's rows as JSON lines), else the file's lines
+    rows = iter_jsonl(path) if lines is None else (to_input_row(decode_line(raw, number)) for number, raw in lines)
+    for row in rows:
         out = normalize_typed(pack, row).out
         if out.get("status") != st.INVALID:
             return None

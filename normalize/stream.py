@@ -21,6 +21,11 @@ and continues; the result is byte-identical to an uninterrupted run.
 SIGINT (Ctrl-C) finishes the rows already started, writes them, flushes and stops with a
 message naming the last input line done; a second SIGINT stops at once (the partial file is
 still resumable, as after SIGKILL).
+
+Parquet and Arrow files (``--input-format``/``--output-format`` or the suffix) go through the
+same job: a reader turns their rows into the JSON objects a JSONL line holds, and an output in
+one of those formats has ``OUT.partial`` as a JSONL spool that the commit converts
+(:mod:`normalize._arrow`).
 """
 
 from __future__ import annotations
@@ -98,6 +103,12 @@ def add_stream_options(parser: argparse.ArgumentParser) -> None:
                         help="worker processes (default: every core); the output is the same for any N")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted run from the complete rows of OUT.jsonl.partial")
+    formats = ("auto", "jsonl", "parquet", "arrow")
+    parser.add_argument("--input-format", choices=formats, default="auto",
+                        help="jsonl, parquet or arrow (IPC); auto (default): by the suffix (.parquet/.pq, "
+                        ".arrow/.feather/.ipc), else JSONL")
+    parser.add_argument("--output-format", choices=formats, default="auto",
+                        help="the same for -o; Parquet and Arrow outputs need a file (not stdout)")
 
 
 @contextmanager
@@ -200,6 +211,9 @@ class Output:
     rows_kept: int = 0
     #: What a write error names when there is no ``path`` (a device or pipe; stdout).
     name: str = "standard output"
+    #: Writes ``OUT`` from the complete ``OUT.partial`` instead of renaming it (a Parquet or
+    #: Arrow output: the partial file is its JSONL spool); it must replace ``OUT`` atomically.
+    finish: Callable[[Path, str], Any] | None = None
 
     @property
     def partial(self) -> Path | None:
@@ -234,7 +248,11 @@ class Output:
             self.handle.close()
         except OSError as exc:
             raise named(exc, self.written) from None
-        os.replace(partial_path(self.path), self.path)
+        if self.finish is not None:
+            self.finish(partial_path(self.path), self.path)
+            partial_path(self.path).unlink(missing_ok=True)
+        else:
+            os.replace(partial_path(self.path), self.path)
         _meta_path(self.path).unlink(missing_ok=True)
 
     def stop(self) -> None:
@@ -277,14 +295,17 @@ def _complete_lines(path: Path) -> tuple[int, int]:
 
 @contextmanager
 def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
-                atomic: bool = True) -> Iterator[Output]:
+                atomic: bool = True, output_format: str = "jsonl") -> Iterator[Output]:
     """Open the output of a job; with ``resume``, keep the complete rows of ``OUT.partial``.
 
     ``meta`` (input identity, pack hash, options) is stored beside the partial file and must
     match on resume, so a partial output is never continued with another input or pack.
     On an exception the partial file is flushed and left in place.  ``atomic=False`` writes
-    straight to ``path`` (``os.devnull`` when rows are not wanted).
+    straight to ``path`` (``os.devnull`` when rows are not wanted).  ``output_format``
+    ``parquet`` or ``arrow``: ``OUT.partial`` is a JSONL spool that :meth:`Output.commit`
+    converts into ``OUT`` (:mod:`normalize._arrow`).
     """
+    finish = _arrow_finish(path, output_format, atomic)
     if path is not None and str(path) != "-" and _special(Path(path)):
         atomic = False  # a device or pipe (/dev/null, /dev/stdout, <(…)): it cannot be renamed over
         if resume:
@@ -332,7 +353,7 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
     if mode == "r+b":
         handle.truncate(end)
         handle.seek(end)
-    out = Output(path, handle, kept)
+    out = Output(path, handle, kept, finish=finish)
     try:
         yield out
     except BaseException:
@@ -341,6 +362,22 @@ def open_output(path: str | Path | None, *, meta: dict[str, Any], resume: bool,
         raise
     if not handle.closed:
         out.stop()
+
+
+def _arrow_finish(path: str | Path | None, output_format: str, atomic: bool) -> Callable[[Path, str], Any] | None:
+    """The converter :meth:`Output.commit` runs for a Parquet or Arrow output (None for JSONL)."""
+    if output_format == "jsonl":
+        return None
+    if path is None or str(path) == "-" or not atomic or _special(Path(path)):
+        raise UsageError(f"{output_format} output needs a regular file (-o OUT.{output_format}), not stdout or a device")
+    from normalize._arrow import pyarrow, write_from_jsonl
+
+    pyarrow()  # a missing pyarrow is told now, not after the whole run
+
+    def finish(spool: Path, dest: str) -> None:
+        write_from_jsonl(spool, dest, output_format)
+
+    return finish
 
 
 def _special(path: Path) -> bool:
@@ -668,16 +705,18 @@ def run_job(
     jobs: int,
     interrupt: Interrupt,
     on_chunk: Callable[[int], None] | None = None,
+    rows_from: Callable[[int], Iterator[tuple[int, bytes]]] | None = None,
 ) -> Progress:
     """Feed every input line not yet in ``output`` through ``worker`` and write the results in order.
 
     ``consume`` gets each chunk's records in input order (the caller's running totals);
     ``on_chunk`` the count of rows just written (a progress bar).  With ``jobs`` > 1 the
     chunks run in forked worker processes, at most ``2·jobs`` in flight; the bytes written
-    are the same as with one job.
+    are the same as with one job.  ``rows_from(skip)``: the input rows (``(number, JSON
+    bytes)``) from another reader than the JSONL one (a Parquet file, :mod:`normalize._arrow`).
     """
     progress = Progress(rows=output.rows_kept)
-    lines = iter_lines(input_path, skip=output.rows_kept)
+    lines = iter_lines(input_path, skip=output.rows_kept) if rows_from is None else rows_from(output.rows_kept)
     parallel = jobs > 1 and _fork_available() and _big_enough(input_path)
 
     def take(data: bytes, records: list[Any], last: int) -> None:
@@ -702,7 +741,7 @@ def run_job(
                 break
         return progress
 
-    if output.rows_kept == 0 and _regular_file(input_path):
+    if output.rows_kept == 0 and rows_from is None and _regular_file(input_path):
         return _run_ranges(str(input_path), output, worker, take, jobs=jobs, interrupt=interrupt, progress=progress)
     source = chunks(lines)
     first = next(source, None)
@@ -871,6 +910,31 @@ def _big_enough(path: str | Path) -> bool:
         return True
 
 
+def stream_formats(args: argparse.Namespace) -> tuple[str, str, Callable[[int], Iterator[tuple[int, bytes]]] | None]:
+    """``(input format, output format, rows_from)`` of a command with :func:`add_stream_options`:
+    the formats by ``--input-format``/``--output-format`` or the suffixes, and the reader
+    :func:`run_job` takes for a Parquet or Arrow input (None for JSONL)."""
+    from normalize._arrow import iter_rows, pyarrow, resolve_format
+
+    in_fmt = resolve_format(args.input, getattr(args, "input_format", None))
+    out_fmt = resolve_format(args.output, getattr(args, "output_format", None))
+    if in_fmt == "jsonl":
+        return in_fmt, out_fmt, None
+    pyarrow()
+    path = args.input
+
+    def rows_from(skip: int) -> Iterator[tuple[int, bytes]]:
+        return iter_rows(path, in_fmt, skip=skip)
+
+    return in_fmt, out_fmt, rows_from
+
+
+def format_meta(in_fmt: str, out_fmt: str) -> dict[str, str]:
+    """What a resumed run also checks when a side is not JSONL (nothing for JSONL on both sides,
+    so the sidecars of JSONL runs stay as they were)."""
+    return {} if in_fmt == out_fmt == "jsonl" else {"input_format": in_fmt, "output_format": out_fmt}
+
+
 def stopped_message(output: Output, progress: Progress) -> str:
     """Where an interrupted run stopped and how to continue it."""
     where = f"after input line {progress.last_line}" if progress.last_line else "before the first row"
@@ -896,6 +960,7 @@ __all__ = [
     "check_jobs",
     "chunks",
     "default_jobs",
+    "format_meta",
     "input_identity",
     "interruptible",
     "line_ranges",
@@ -905,6 +970,7 @@ __all__ = [
     "read_range",
     "run_job",
     "stopped_message",
+    "stream_formats",
     "take_line",
     "write_atomically",
 ]

@@ -45,12 +45,14 @@ from normalize.stream import (
     EXIT_INTERRUPTED,
     add_stream_options,
     check_jobs,
+    format_meta,
     input_identity,
     interruptible,
     open_output,
     progress_bar,
     run_job,
     stopped_message,
+    stream_formats,
     take_line,
     write_atomically,
 )
@@ -276,18 +278,24 @@ def cmd_score(args: argparse.Namespace) -> int:
             if item.text is not None or item.ranking is not None or item.judge is not None:
                 builder.add_sections(item)  # text, ranking and judge facts come from rows, not from aggregates
 
-    meta = {"command": "score", "input": input_identity(args.input), "pack_hash": pack.hash, "signature": pack.signature}
+    in_fmt, out_fmt, rows_from = stream_formats(args)
+    if args.html and in_fmt != "jsonl":
+        raise UsageError(f"--html reads the input again and reads JSONL only, not {in_fmt}: convert it first "
+                         "(normalize run IN.parquet -o IN.jsonl keeps every field)")
+    meta = {"command": "score", "input": input_identity(args.input), "pack_hash": pack.hash, "signature": pack.signature,
+            **format_meta(in_fmt, out_fmt)}
     rows_to = args.output if args.output is not None else os.devnull
     with MathVerifier() as verifier, interruptible() as interrupt, \
-            open_output(None if rows_to == "-" else rows_to, meta=meta, resume=args.resume, atomic=rows_to != os.devnull) \
-            as output:
+            open_output(None if rows_to == "-" else rows_to, meta=meta, resume=args.resume, atomic=rows_to != os.devnull,
+                        output_format=out_fmt) as output:
         for line in output.kept_lines():  # the scored rows written so far, read back at the JSONL edge
             consume([score_record(read_scored(pack, restore_written_values(json.loads(line)), verifier=verifier),
                                   keep_sample=keep_samples)])
         worker = functools.partial(score_chunk, pack, args.output is not None, verifier if jobs == 1 else None,
                                    keep_samples=keep_samples, missing=needs_extras)
         with progress_bar(args.input, enabled=not args.no_progress, desc="score") as advance:
-            done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance)
+            done = run_job(args.input, output, worker, consume, jobs=jobs, interrupt=interrupt, on_chunk=advance,
+                           rows_from=rows_from)
         if done.interrupted:
             output.stop()
             message = (stopped_message(output, done) if args.output is not None else
@@ -316,7 +324,7 @@ def cmd_score(args: argparse.Namespace) -> int:
               f"against its first sample's (--strict-ids refuses them): {'; '.join(shown['first'])}{more}",
               file=sys.stderr)
     if statuses and statuses.get("invalid") == statuses.total() and (
-            invalid := all_invalid_reason(args.input, pack)
+            invalid := all_invalid_reason(args.input, pack, lines=None if rows_from is None else rows_from(0))
     ) is not None:
         print(f"normalize: every row is invalid ({invalid[2]}); the commonest reason ({invalid[1]} rows): "
               f"{invalid[0]}", file=sys.stderr)

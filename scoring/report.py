@@ -161,6 +161,12 @@ class _Values:
     def floats(self) -> list[float]:
         return [float(v) for v in self.data]
 
+    def extend(self, other: _Values) -> None:
+        """Append ``other``'s values after these (what appending them one by one gives)."""
+        if self.data.typecode == "B" and other.data.typecode != "B":
+            self.data = array("d", self.data)
+        self.data.extend(other.data if other.data.typecode == self.data.typecode else array("d", other.data))
+
 
 class _ExactSum:
     """An exactly rounded running sum (what ``math.fsum`` of all the values gives) and a count."""
@@ -175,6 +181,10 @@ class _ExactSum:
 
     def mean(self) -> float:
         return float(self.total) / self.count
+
+    def merge(self, other: _ExactSum) -> None:
+        self.total += other.total
+        self.count += other.count
 
 
 class _Group:
@@ -217,6 +227,45 @@ class _Group:
     def add_sections(self, item: Item) -> None:
         if item.text is not None or item.ranking is not None or item.judge is not None:
             self.sections.append(item)
+
+    def merge(self, other: _Group) -> None:
+        """Add ``other``'s totals to these, its per-item data after this group's: the group that
+        adding this group's items and then ``other``'s would give (so partial groups built on
+        consecutive slices of the rows merge, in order, into the group of all the rows).
+
+        Merged by the kind of each field, so a running total added later merges too: counts
+        add, counters add, sets unite, per-item arrays and lists concatenate, running sums merge;
+        the per-item clusters (``None`` until an item has one) pad with ``None``."""
+        if self.clusters is not None or other.clusters is not None:
+            none: list[str | None] = [None]
+            self.clusters = (none * len(self.parsed) if self.clusters is None else self.clusters) + (
+                none * len(other.parsed) if other.clusters is None else other.clusters)
+        for key, counts in other.comparisons.items():
+            mine_counts = self.comparisons.setdefault(key, [0] * len(counts))
+            mine_counts[:] = [a + b for a, b in zip(mine_counts, counts, strict=True)]
+        for name, mine in vars(self).items():
+            if name in ("clusters", "comparisons"):
+                continue
+            theirs = getattr(other, name)
+            if isinstance(mine, bool) or not isinstance(mine, (int, Counter, set, array, list, _Values, dict)):
+                raise TypeError(f"report group field {name!r} ({type(mine).__name__}) has no merge rule")
+            if isinstance(mine, int):
+                setattr(self, name, mine + theirs)
+            elif isinstance(mine, Counter):
+                mine.update(theirs)
+            elif isinstance(mine, set):
+                mine |= theirs
+            elif isinstance(mine, (array, list)):
+                mine.extend(theirs)
+            elif isinstance(mine, _Values):
+                mine.extend(theirs)
+            else:  # run label -> _ExactSum
+                for key, total in theirs.items():
+                    if key in mine:
+                        mine[key].merge(total)
+                    else:
+                        mine[key] = _ExactSum()
+                        mine[key].merge(total)
 
     def add(self, item: Item, *, sections: bool = True) -> None:
         if sections:
@@ -551,6 +600,21 @@ class ReportBuilder:
         """Count one item (a row, or an aggregate of samples) in its task, type and overall."""
         for group in self._groups(item):
             group.add(item, sections=not self.row_sections)
+
+    def merge(self, other: ReportBuilder) -> None:
+        """Add the running totals of ``other`` (built on the rows after this builder's) to these:
+        the builder that adding all the rows to one would give.  Partial builders built on
+        consecutive slices of the rows, wherever they ran, merge in order into the report of
+        all of them (:func:`scoring.integrations.ray.report_from_dataset`)."""
+        for mine, theirs in ((self.by_task, other.by_task), (self.by_type, other.by_type)):
+            for name, group in theirs.items():
+                if name in mine:
+                    mine[name].merge(group)
+                else:
+                    mine[name] = _Group()
+                    mine[name].merge(group)
+        self.overall.merge(other.overall)
+        self.row_sections = self.row_sections or other.row_sections
 
     def add_sections(self, item: Item) -> None:
         """With aggregated samples: a row's text, ranking or judge facts for the report sections

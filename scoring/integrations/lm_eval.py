@@ -223,7 +223,7 @@ def normalize_acc(references: Sequence[Any], predictions: Sequence[Any], task: s
                   pack: str | None = None) -> float:
     """Strict accuracy of one document: unparsed counts as wrong; the mean over its repeats.
 
-    >>> normalize_acc([12], ["The answer is 12"], task="gsm8k"), normalize_acc([12], ["twelve?"], task="gsm8k")
+    >>> normalize_acc([12], ["The answer is 12"], task="gsm8k"), normalize_acc([12], ["zz"], task="gsm8k")
     (1.0, 0.0)
     """
     verdicts = _verdicts(references, predictions, task, pack)

@@ -25,7 +25,14 @@ then apply: MGSM ``Antwort: 42``).
 verl (``custom_reward_function.path=examples/rewards/verl_reward.py``,
 ``custom_reward_function.name=compute_score``) calls ``compute_score(data_source,
 solution_str, ground_truth, extra_info)``; the task is ``task=``, else ``extra_info["task"]``,
-else the last part of ``data_source`` (``openai/gsm8k`` → ``gsm8k``); the language from
+else verl's data source mapped by :data:`VERL_DATA_SOURCES` (``DigitalLearningGmbH/MATH-lighteval``
+→ ``hendrycks_math``, ``math_dapo`` and ``aime*`` → ``math``/``aime``...), else the last part of
+``data_source`` when the pack has that task (``openai/gsm8k`` → ``gsm8k``), else a task type
+chosen by the ground truth's shape (a number or formula: ``math``; one letter: multiple
+choice; an object: JSON; other text: extractive QA), logged once per data source as a warning
+(:func:`task_for_source`).  verl's batch reward manager (``reward_model.reward_manager=batch``)
+calls ``compute_score(data_sources=..., solution_strs=..., ground_truths=..., extra_infos=...)``:
+point ``custom_reward_function.name`` at :func:`compute_score_batch`.  The language comes from
 ``extra_info["lang"]``.  It returns
 ``{"score": r, "acc": 1|0, "parsed": 1|0}`` (verl logs the extra keys).
 
@@ -45,16 +52,20 @@ settings; a child process reloads the pack and checks it has the same hash).
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+import regex
 
 from normalize.pack import Pack
 from scoring.integrations._shared import Verdict, cached_pack, judge
 from scoring.metrics import MathVerifier, scoring_config
 
-__all__ = ["DEFAULT_TARGET_KEYS", "NormalizeReward", "compute_score"]
+__all__ = ["DEFAULT_TARGET_KEYS", "VERL_DATA_SOURCES", "NormalizeReward", "compute_score", "compute_score_batch",
+           "task_for_source"]
 
 #: Dataset columns tried, in order, for the target of a TRL completion.
 DEFAULT_TARGET_KEYS = ("answer", "solution", "target", "ground_truth")
@@ -182,11 +193,134 @@ class NormalizeReward:
         task = self.task
         if task is None and isinstance(extra_info, Mapping) and isinstance(extra_info.get("task"), str):
             task = extra_info["task"]
-        if task is None and isinstance(data_source, str) and data_source:
-            task = data_source.rstrip("/").rsplit("/", 1)[-1].lower()
+        if task is None:
+            task = task_for_source(self.pack, data_source, ground_truth, logged=self._logged_sources())
         lang = extra_info.get("lang") if isinstance(extra_info, Mapping) else None
         verdict = self.verdict(solution_str, ground_truth, task, lang if isinstance(lang, str) else None)
         return {"score": self.reward(verdict), "acc": float(bool(verdict.correct)), "parsed": float(verdict.parsed)}
+
+
+    def _logged_sources(self) -> set[str]:
+        """The data sources whose fallback task was logged already (once each per reward)."""
+        logged: set[str] | None = getattr(self, "_fallback_logged", None)
+        if logged is None:
+            logged = set()
+            self._fallback_logged: set[str] = logged
+        return logged
+
+    def compute_score_batch(self, data_sources: Sequence[Any], solution_strs: Sequence[str | None],
+                            ground_truths: Sequence[Any], extra_infos: Sequence[Any] | None = None,
+                            **kwargs: Any) -> list[dict[str, float]]:
+        """verl's batch form (``BatchRewardManager``): one :meth:`compute_score` dict per row.
+
+        ``data_sources`` and ``extra_infos`` may be numpy object arrays (verl's
+        ``non_tensor_batch``); a row that cannot be scored raises ``ValueError`` naming it."""
+        n = len(solution_strs)
+        if len(data_sources) != n or len(ground_truths) != n or (extra_infos is not None and len(extra_infos) != n):
+            raise ValueError(f"{n} solutions but {len(data_sources)} data sources, {len(ground_truths)} ground truths"
+                             + ("" if extra_infos is None else f" and {len(extra_infos)} extra_infos"))
+        scores: list[dict[str, float]] = []
+        for i in range(n):
+            extra = extra_infos[i] if extra_infos is not None else None
+            try:
+                scores.append(self.compute_score(_plain_str(data_sources[i]), solution_strs[i], ground_truths[i],
+                                                 extra if isinstance(extra, Mapping) else None))
+            except ValueError as exc:
+                raise ValueError(f"row {i} of the batch (data_source {data_sources[i]!r}): {exc}") from None
+        return scores
+
+
+#: verl's data sources (``default_compute_score`` in verl/utils/reward_score and the data
+#: preprocessing scripts of its examples) and the pack task each is scored as.  Keys are lower
+#: case; :func:`task_for_source` also maps ``aime*`` to ``aime`` and ``numina_*`` to ``math``.
+VERL_DATA_SOURCES: Final[Mapping[str, str]] = {
+    "openai/gsm8k": "gsm8k",
+    "gsm8k": "gsm8k",
+    "lighteval/math": "hendrycks_math",
+    "digitallearninggmbh/math-lighteval": "hendrycks_math",
+    "huggingfaceh4/math": "hendrycks_math",
+    "huggingfaceh4/math-500": "math500",
+    "math500": "math500",
+    "math_dapo": "math",
+    "math_dapo_reasoning": "math",
+    "math": "math",
+    "bytedtsinghua-sia/dapo-math-17k": "math",
+    "hiyouga/geometry3k": "math",
+    "agentica-org/deepscaler-preview-dataset": "math",
+    "deepscaler": "math",
+}
+#: verl's code sources: their ground truths are test cases to run, which this package does not do.
+_CODE_SOURCES: Final = frozenset({"codecontests", "apps", "codeforces", "taco", "livecodebench"})
+_MATH_SHAPE: Final = regex.compile(
+    r"^\s*[-+(]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:\s*[/%]\s*\d*)?\s*\)?\s*$"  # 42, -3.5, 1,000, 3/4, 50%
+    r"|\\(?:frac|dfrac|sqrt|pi|boxed|infty|cdot|times|left|right)|[\^_]\{?|\$")
+_LETTER_SHAPE: Final = regex.compile(r"^\s*\(?([A-Z])\)?\s*$")
+_log = logging.getLogger("harness_normalize.rewards")
+
+
+def _plain_str(value: Any) -> Any:
+    """A numpy string (an element of verl's object arrays) as ``str``."""
+    return str(value) if isinstance(value, str) else value
+
+
+def _shape_task(ground_truth: Any) -> tuple[str, str]:
+    """The task type a ground truth's shape suggests, and why."""
+    if isinstance(ground_truth, Mapping):
+        return "structured_json", "it is an object"
+    if isinstance(ground_truth, bool) or not isinstance(ground_truth, (str, int, float)):
+        return "math", f"it is a {type(ground_truth).__name__} (the math parser then refuses what it cannot read)"
+    text = str(ground_truth)
+    if isinstance(ground_truth, (int, float)) or _MATH_SHAPE.search(text):
+        return "math", "it looks like a number or a formula"
+    if _LETTER_SHAPE.match(text):
+        return "multiple_choice", "it is one option letter"
+    return "extractive_qa", "it is other text"
+
+
+def task_for_source(pack: Pack, data_source: Any, ground_truth: Any = None, *,
+                    logged: set[str] | None = None) -> str:
+    """The task a verl ``data_source`` is scored as: :data:`VERL_DATA_SOURCES` (and ``aime*`` →
+    ``aime``, ``numina_*`` → ``math``), else the source's last path part when the pack has that
+    task, else the task type the ground truth's shape suggests, logged as a warning once per
+    source (``logged`` holds those already logged).  verl's code sources raise ``ValueError``:
+    their ground truths are tests to run.
+
+    >>> from scoring.integrations._shared import cached_pack
+    >>> task_for_source(cached_pack(None), "DigitalLearningGmbH/MATH-lighteval")
+    'hendrycks_math'
+    >>> task_for_source(cached_pack(None), "aime_2024"), task_for_source(cached_pack(None), "openai/gsm8k")
+    ('aime', 'gsm8k')
+    """
+    source = data_source if isinstance(data_source, str) else ("" if data_source is None else str(data_source))
+    key = source.strip().lower()
+    if key in VERL_DATA_SOURCES:
+        return VERL_DATA_SOURCES[key]
+    if key.startswith("aime"):
+        return "aime"
+    if key.startswith("numina_"):
+        return "math"
+    if key in _CODE_SOURCES:
+        raise ValueError(f"verl data source {source!r} is scored by running its test cases, which harness-normalize "
+                         "does not do; use verl's sandbox reward for it")
+    tail = key.rstrip("/").rsplit("/", 1)[-1]
+    for name in (tail, key):
+        if name:
+            try:
+                pack.task_type_of(name)
+            except ValueError:
+                continue
+            return name
+    if ground_truth is None:
+        raise ValueError(f"unknown data source {source!r} and no ground truth to tell its kind: give "
+                         "NormalizeReward(task=...) or extra_info['task']")
+    kind, why = _shape_task(ground_truth)
+    if logged is None or source not in logged:
+        if logged is not None:
+            logged.add(source)
+        _log.warning("verl data source %r is not a task of pack %r nor a known verl source; scoring it as task "
+                     "type %r because its ground truth %r %s (set NormalizeReward(task=...) or extra_info['task'] "
+                     "to choose)", source, pack.name, kind, str(ground_truth)[:80], why)
+    return kind
 
 
 def compute_score(data_source: str | None, solution_str: str | None, ground_truth: Any,
@@ -197,6 +331,18 @@ def compute_score(data_source: str | None, solution_str: str | None, ground_trut
     {'score': 1.0, 'acc': 1.0, 'parsed': 1.0}
     """
     return _default_reward().compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
+
+
+def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[str | None], ground_truths: Sequence[Any],
+                        extra_infos: Sequence[Any] | None = None, **kwargs: Any) -> list[dict[str, float]]:
+    """verl's batch reward function (``reward_model.reward_manager=batch``) with the shipped packs.
+
+    >>> compute_score_batch(data_sources=["DigitalLearningGmbH/MATH-lighteval", "math_dapo"],
+    ...                     solution_strs=["so $\\\\boxed{\\\\frac{1}{2}}$", "Answer: 34"], ground_truths=["\\\\frac12", "34"],
+    ...                     extra_infos=[{"split": "test", "index": 0}, None])
+    [{'score': 1.0, 'acc': 1.0, 'parsed': 1.0}, {'score': 1.0, 'acc': 1.0, 'parsed': 1.0}]
+    """
+    return _default_reward().compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs)
 
 
 @functools.cache

@@ -25,7 +25,12 @@ def add_backend_options(parser: argparse.ArgumentParser, *, loglik: bool) -> Non
     group.add_argument("--backend", choices=BACKENDS, default="hf",
                        help="hf: a local Hugging Face folder (default); openai: an OpenAI-compatible server "
                             "(vLLM, SGLang, llama.cpp, TGI) at --base-url; vllm: vLLM's offline engine")
-    group.add_argument("--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 (--backend openai)")
+    group.add_argument("--base-url", metavar="URL", action="append",
+                       help="the server, e.g. http://127.0.0.1:8000/v1 (--backend openai); several times for "
+                            "several servers of the same weights (requests go where the least work is waiting; "
+                            "a failing one is taken out and tried again later; needs --revision)")
+    group.add_argument("--base-url-file", metavar="FILE",
+                       help="more servers' URLs, one a line (# comments), as if each were a --base-url")
     group.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
                        help="environment variable holding the API key, if any (default: OPENAI_API_KEY)")
     group.add_argument("--tokenizer", metavar="DIR",
@@ -50,13 +55,39 @@ def add_backend_options(parser: argparse.ArgumentParser, *, loglik: bool) -> Non
                            help="apply --tokenizer's chat template here and use the completions endpoint")
 
 
-def _client_config(args: argparse.Namespace) -> Any:
+def _base_urls(args: argparse.Namespace) -> list[str]:
+    """Every server of ``--base-url`` (given once or more) and ``--base-url-file``, in order."""
+    given = args.base_url
+    urls = [given] if isinstance(given, str) else list(given or [])
+    if getattr(args, "base_url_file", None):
+        from scoring.lm._pool import read_url_file
+
+        urls.extend(read_url_file(args.base_url_file))
+    return urls
+
+
+def _client_config(args: argparse.Namespace, base_url: str | None = None) -> Any:
     from scoring.lm.openai_backend import ClientConfig
 
-    if not args.base_url:
+    urls = _base_urls(args)
+    if not urls:
         raise UsageError("--backend openai needs --base-url URL")
-    return ClientConfig(args.base_url, api_key=os.environ.get(args.api_key_env) or None,
+    return ClientConfig(base_url or urls[0], api_key=os.environ.get(args.api_key_env) or None,
                         timeout=args.request_timeout, max_retries=args.max_retries, concurrency=args.concurrency)
+
+
+def _client(args: argparse.Namespace) -> Any:
+    """None for one server (the backend makes its own client), else a :class:`~scoring.lm._pool.ServerPool`
+    over every server, each with ``--concurrency`` requests in flight."""
+    urls = _base_urls(args)
+    if len(urls) <= 1:
+        return None
+    if not args.revision:
+        raise UsageError("several --base-url servers need --revision naming the weights they serve: the cache key "
+                         "must not depend on which server answered")
+    from scoring.lm._pool import ServerPool
+
+    return ServerPool([_client_config(args, url) for url in urls])
 
 
 def make_generator(args: argparse.Namespace, cache: Cache | None) -> Any:
@@ -65,7 +96,8 @@ def make_generator(args: argparse.Namespace, cache: Cache | None) -> Any:
         from scoring.lm.openai_backend import OpenAIGenerator
 
         return OpenAIGenerator(_client_config(args), args.model, endpoint=args.endpoint, revision=args.revision,
-                               cache=cache, tokenizer_dir=args.tokenizer, chat_template=args.chat_template)
+                               cache=cache, tokenizer_dir=args.tokenizer, chat_template=args.chat_template,
+                               client=_client(args))
     if args.backend == "vllm":
         from scoring.lm.vllm_backend import VLLMGenerator
 
@@ -108,7 +140,8 @@ def make_loglik_backend(args: argparse.Namespace, cache: Cache | None, chunk: in
             raise UsageError("--backend openai loglik needs --tokenizer DIR: the served model's tokenizer decides "
                              "the context/continuation token boundary")
         config = _client_config(args)
-        scorer: Any = RemoteLoglikScorer(config, args.model, args.tokenizer, max_length=args.max_length)
+        scorer: Any = RemoteLoglikScorer(config, args.model, args.tokenizer, max_length=args.max_length,
+                                         client=_client(args))
         revision = args.revision or f"openai:{config.base_url.rstrip('/')}"
         return BackendCachedScorer(scorer, model_id=args.model, revision=revision, backend="openai-completions",
                                    cache=cache, chunk=chunk, on_chunk=on_chunk)
@@ -128,4 +161,8 @@ def summary(generator: Any) -> Sequence[str]:
     client = getattr(generator, "client", None)
     if client is None:
         return ()
-    return (f"{client.requests} requests, {client.retries} retries",)
+    words = [f"{client.requests} requests, {client.retries} retries"]
+    describe = getattr(client, "describe", None)
+    if callable(describe):  # a pool of servers: who answered how many
+        words.append("answered by " + ", ".join(f"{s['base_url']} {s['answered']}" for s in describe()))
+    return tuple(words)

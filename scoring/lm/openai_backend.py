@@ -71,6 +71,11 @@ class PromptLogprobsUnavailable(ServerError):
     """The server returned no log-probabilities for prompt tokens."""
 
 
+class ServerUnavailable(ServerError):
+    """The server kept failing (429, 5xx, timeouts, lost connections, bad JSON) through every
+    retry: the server's fault, not the request's (:mod:`scoring.lm._pool` sends it elsewhere)."""
+
+
 @dataclass(frozen=True)
 class ClientConfig:
     """Where and how to talk to the server."""
@@ -256,7 +261,7 @@ class Client:
             if attempt < self.config.max_retries:
                 self._sleep(self.delay(attempt, retry_after))
         self._count(self.config.max_retries)
-        raise ServerError(f"{url}: failed after {self.config.max_retries + 1} attempts; last error: {last}")
+        raise ServerUnavailable(f"{url}: failed after {self.config.max_retries + 1} attempts; last error: {last}")
 
     def map(self, path: str, bodies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any] | ServerError]:
         """POST every body with at most ``concurrency`` in flight; results in order."""
