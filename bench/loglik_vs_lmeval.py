@@ -10,6 +10,11 @@ both tokenize inside the timed call).  Prints both (fastest) wall times, the spe
 largest |Δ logprob| and our tokenization time, forward time and padding share.
 
     .venv/bin/python bench/loglik_vs_lmeval.py --items 100
+    .venv/bin/python bench/loglik_vs_lmeval.py --preset small-real --items 100
+
+``--preset small-real`` is shaped like a small real model (8 layers, 512 dims, 8 heads,
+vocabulary 32000): the transformer blocks, not the output layer, then take most of the forward
+time, as in a real model (the default 4 x 256 shape is mostly output layer).
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ WORDS = (
     "but or so very still just also never always often red blue green small large old new "
     "bright dark warm cold heavy light long short wooden metal empty full first last next"
 ).split()
+
+
+#: model shapes: (layers, dims, vocabulary)
+PRESETS = {"toy": (4, 256, 32000), "small-real": (8, 512, 32000)}
 
 
 def random_sentence(rng: random.Random, n_words: int) -> str:
@@ -130,6 +139,9 @@ def make_mixed_requests(tokenizer: object, seed: int, *, hellaswag: int, mmlu: i
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=500)
+    parser.add_argument("--preset", choices=sorted(PRESETS), default=None,
+                        help="a model shape (sets --layers/--dim/--vocab): " +
+                        "; ".join(f"{k}: {v[0]} layers x {v[1]}, vocab {v[2]}" for k, v in PRESETS.items()))
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--vocab", type=int, default=32000)
@@ -139,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3,
                         help="alternating timed runs per engine; the fastest of each counts")
     args = parser.parse_args(argv)
+    if args.preset is not None:
+        args.layers, args.dim, args.vocab = PRESETS[args.preset]
 
     import torch
     from lm_eval.api.instance import Instance
