@@ -136,6 +136,43 @@ def make_mixed_requests(tokenizer: object, seed: int, *, hellaswag: int, mmlu: i
     return [request for item in items for request in item]
 
 
+#: torch ops grouped into the phases of a log-likelihood request (self CPU time)
+_PHASES = (
+    ("matmul (blocks and output layer)", ("aten::addmm", "aten::mm", "aten::matmul", "aten::linear", "aten::bmm",
+                                          "aten::baddbmm")),
+    ("attention", ("aten::scaled_dot_product_attention", "aten::_scaled_dot_product", "aten::softmax",
+                   "aten::_softmax")),
+    ("log-softmax / logsumexp / gather", ("aten::log_softmax", "aten::_log_softmax", "aten::logsumexp",
+                                          "aten::gather", "aten::argmax", "aten::max", "aten::index")),
+)
+
+
+def profile_breakdown(run: Any, label: str) -> None:
+    """One run of ``run`` under torch.profiler (CPU): wall time split into the main op groups,
+    the rest of the torch ops, and what is not inside any op (Python, tokenization, batching)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    start = time.perf_counter()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        run()
+    wall = time.perf_counter() - start
+    events = prof.key_averages()
+    total_ops = sum(e.self_cpu_time_total for e in events) / 1e6
+    threads = max(1, torch.get_num_threads())
+    print(f"\nprofile of {label}: {wall:.2f} s wall under the profiler; torch ops {total_ops:.2f} s of CPU "
+          f"(self time, summed over {threads} threads)")
+    seen = 0.0
+    for name, prefixes in _PHASES:
+        spent = sum(e.self_cpu_time_total for e in events if e.key.startswith(prefixes)) / 1e6
+        seen += spent
+        print(f"  {name:<36} {spent:7.2f} s CPU  {spent / max(total_ops, 1e-9):6.1%} of op time")
+    print(f"  {'other torch ops (copies, layer norm, gelu, ...)':<36} {total_ops - seen:7.2f} s CPU  "
+          f"{(total_ops - seen) / max(total_ops, 1e-9):6.1%} of op time")
+    top = sorted(events, key=lambda e: -e.self_cpu_time_total)[:8]
+    print("  top ops: " + ", ".join(f"{e.key} {e.self_cpu_time_total / 1e6:.2f}s" for e in top))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=500)
@@ -150,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3,
                         help="alternating timed runs per engine; the fastest of each counts")
+    parser.add_argument("--profile", action="store_true",
+                        help="after the timed runs, one run of each engine under torch.profiler: where the "
+                             "time goes (transformer blocks, output layer, log-softmax/gather, tokenization, "
+                             "Python between the ops)")
     args = parser.parse_args(argv)
     if args.preset is not None:
         args.layers, args.dim, args.vocab = PRESETS[args.preset]
@@ -192,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             mine = ours.loglikelihood(requests)
             t_ours = min(t_ours, time.perf_counter() - start)
+
+        if args.profile:
+            profile_breakdown(lambda: theirs.loglikelihood(instances, disable_tqdm=True), "lm-eval HFLM")
+            ours.encode_cache.clear()
+            profile_breakdown(lambda: ours.loglikelihood(requests), "ours")
 
     deltas = [abs(m.logprob - float(r[0])) for m, r in zip(mine, reference, strict=True)
               if m.boundary != "separate"]

@@ -352,7 +352,7 @@ def proven_linear(pattern: str, flags: int = 0) -> bool:
         compiled = regex.compile(pattern, flags)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            parsed = _parser.parse(pattern, _re_flags(flags))  # type: ignore[attr-defined]
+            parsed = _parser.parse(pattern, _re_flags(flags))
     except (re.error, regex.error, Warning, RecursionError, OverflowError):
         return False
     if parsed.state.groups - 1 != compiled.groups:

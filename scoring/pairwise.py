@@ -440,19 +440,19 @@ def _binomial_two_sided_half(m: int, n: int) -> float:
             term = term * (n - k + 1) // k
             total += term
         return float(Fraction(total, 1 << (n - 1)))  # 2 * total / 2**n, below 1 since 2m < n
-    term = _binomial_pmf_half(m, n)
-    total = 0.0
+    pmf = _binomial_pmf_half(m, n)
+    tail = 0.0
     k = m
-    while term > 0.0:
-        new = total + term
-        if new == total:
+    while pmf > 0.0:
+        grown = tail + pmf
+        if grown == tail:
             break
-        total = new
-        term *= k / (n - k + 1)
+        tail = grown
+        pmf *= k / (n - k + 1)
         k -= 1
         if k < 0:
             break
-    return min(1.0, 2.0 * total)
+    return min(1.0, 2.0 * tail)
 
 
 def _stirling_error(n: int) -> float:
