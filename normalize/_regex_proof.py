@@ -68,7 +68,7 @@ _FLAGS: Final = (
     ("ASCII", regex.ASCII, re.ASCII),
     ("UNICODE", regex.UNICODE, re.UNICODE),
 )
-_KNOWN_REGEX_FLAGS: Final = sum(f for _, f, _ in _FLAGS) | regex.VERSION0
+_KNOWN_REGEX_FLAGS: Final = int(sum(int(f) for _, f, _ in _FLAGS)) | int(regex.VERSION0)
 
 _CATEGORIES: Final = {
     "CATEGORY_DIGIT": r"\d",

@@ -75,6 +75,7 @@ def test_flags_count() -> None:
     assert not proven_linear(r"x:\s*(\w+)x", regex.IGNORECASE)  # \w matches X
     assert proven_linear(r"x:\s*(\d+)x", regex.IGNORECASE)
     assert not proven_linear(r"ab", regex.BESTMATCH)  # a flag it does not read
+    assert not proven_linear(r"ab", 1 << 30)  # a bit that is no flag
     assert not proven_linear(r"ab", regex.FULLCASE | regex.IGNORECASE)
 
 
