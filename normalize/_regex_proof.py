@@ -58,7 +58,7 @@ import regex
 MAX_BOUNDED: Final = 16
 #: The most ways the bounded items of a pattern may match at one place (the product of their
 #: choices): the constant in the linear bound.
-MAX_CHOICES: Final = 4096
+MAX_CHOICES: Final = 256
 
 _FLAGS: Final = (
     ("IGNORECASE", regex.IGNORECASE, re.IGNORECASE),
