@@ -10,11 +10,17 @@ both tokenize inside the timed call).  Prints both (fastest) wall times, the spe
 largest |Δ logprob| and our tokenization time, forward time and padding share.
 
     .venv/bin/python bench/loglik_vs_lmeval.py --items 100
+    .venv/bin/python bench/loglik_vs_lmeval.py --preset small-real --items 100
+
+``--preset small-real`` is shaped like a small real model (8 layers, 512 dims, 8 heads,
+vocabulary 32000): the transformer blocks, not the output layer, then take most of the forward
+time, as in a real model (the default 4 x 256 shape is mostly output layer).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import random
 import sys
 import tempfile
@@ -33,6 +39,10 @@ WORDS = (
     "but or so very still just also never always often red blue green small large old new "
     "bright dark warm cold heavy light long short wooden metal empty full first last next"
 ).split()
+
+
+#: model shapes: (layers, dims, vocabulary)
+PRESETS = {"toy": (4, 256, 32000), "small-real": (8, 512, 32000)}
 
 
 def random_sentence(rng: random.Random, n_words: int) -> str:
@@ -127,9 +137,49 @@ def make_mixed_requests(tokenizer: object, seed: int, *, hellaswag: int, mmlu: i
     return [request for item in items for request in item]
 
 
+#: torch ops grouped into the phases of a log-likelihood request (self CPU time)
+_PHASES = (
+    ("matmul (blocks and output layer)", ("aten::addmm", "aten::mm", "aten::matmul", "aten::linear", "aten::bmm",
+                                          "aten::baddbmm")),
+    ("attention", ("aten::scaled_dot_product_attention", "aten::_scaled_dot_product", "aten::softmax",
+                   "aten::_softmax")),
+    ("log-softmax / logsumexp / gather", ("aten::log_softmax", "aten::_log_softmax", "aten::logsumexp",
+                                          "aten::gather", "aten::argmax", "aten::max", "aten::index")),
+)
+
+
+def profile_breakdown(run: Any, label: str) -> None:
+    """One run of ``run`` under torch.profiler (CPU): wall time split into the main op groups,
+    the rest of the torch ops, and what is not inside any op (Python, tokenization, batching)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    start = time.perf_counter()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        run()
+    wall = time.perf_counter() - start
+    events = prof.key_averages()
+    total_ops = sum(e.self_cpu_time_total for e in events) / 1e6
+    threads = max(1, torch.get_num_threads())
+    print(f"\nprofile of {label}: {wall:.2f} s wall under the profiler; torch ops {total_ops:.2f} s of CPU "
+          f"(self time, summed over {threads} threads)")
+    seen = 0.0
+    for name, prefixes in _PHASES:
+        spent = sum(e.self_cpu_time_total for e in events if e.key.startswith(prefixes)) / 1e6
+        seen += spent
+        print(f"  {name:<36} {spent:7.2f} s CPU  {spent / max(total_ops, 1e-9):6.1%} of op time")
+    print(f"  {'other torch ops (copies, layer norm, gelu, ...)':<36} {total_ops - seen:7.2f} s CPU  "
+          f"{(total_ops - seen) / max(total_ops, 1e-9):6.1%} of op time")
+    top = sorted(events, key=lambda e: -e.self_cpu_time_total)[:8]
+    print("  top ops: " + ", ".join(f"{e.key} {e.self_cpu_time_total / 1e6:.2f}s" for e in top))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=500)
+    parser.add_argument("--preset", choices=sorted(PRESETS), default=None,
+                        help="a model shape (sets --layers/--dim/--vocab): " +
+                        "; ".join(f"{k}: {v[0]} layers x {v[1]}, vocab {v[2]}" for k, v in PRESETS.items()))
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--vocab", type=int, default=32000)
@@ -138,7 +188,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3,
                         help="alternating timed runs per engine; the fastest of each counts")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch intra-op threads (default: torch's). On a loaded machine use 1: with 2 "
+                             "threads every op's barrier waits for a descheduled thread, and time then follows the "
+                             "number of ops, not the work")
+    parser.add_argument("--profile", action="store_true",
+                        help="after the timed runs, one run of each engine under torch.profiler: where the "
+                             "time goes (transformer blocks, output layer, log-softmax/gather, tokenization, "
+                             "Python between the ops)")
     args = parser.parse_args(argv)
+    if args.preset is not None:
+        args.layers, args.dim, args.vocab = PRESETS[args.preset]
 
     import torch
     from lm_eval.api.instance import Instance
@@ -146,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from scoring.lm.loglik import LogLikelihoodScorer
 
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         model_dir = Path(tmp) / "gpt2"
@@ -168,16 +230,24 @@ def main(argv: list[str] | None = None) -> int:
         ours.loglikelihood(requests[:8])  # warm-up both
         theirs.loglikelihood(instances[:8], disable_tqdm=True)
 
-        t_lmeval = t_ours = float("inf")
+        t_lmeval = t_ours = c_lmeval = c_ours = float("inf")
         for _ in range(max(1, args.repeats)):  # alternate, so background load hits both
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             reference = theirs.loglikelihood(instances, disable_tqdm=True)
             t_lmeval = min(t_lmeval, time.perf_counter() - start)
+            c_lmeval = min(c_lmeval, time.process_time() - cpu)
             ours.stats.reset()
             ours.encode_cache.clear()  # tokenize inside the timed call, as lm-eval does
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             mine = ours.loglikelihood(requests)
             t_ours = min(t_ours, time.perf_counter() - start)
+            c_ours = min(c_ours, time.process_time() - cpu)
+
+        timed = copy.copy(ours.stats)  # the last timed run, not the profiled one
+        if args.profile:
+            profile_breakdown(lambda: theirs.loglikelihood(instances, disable_tqdm=True), "lm-eval HFLM")
+            ours.encode_cache.clear()
+            profile_breakdown(lambda: ours.loglikelihood(requests), "ours")
 
     deltas = [abs(m.logprob - float(r[0])) for m, r in zip(mine, reference, strict=True)
               if m.boundary != "separate"]
@@ -187,11 +257,12 @@ def main(argv: list[str] | None = None) -> int:
     errors = sum(m.error is not None for m in mine)
     print(f"lm-eval HFLM : {t_lmeval:8.2f} s  ({len(requests) / t_lmeval:7.1f} requests/s)")
     print(f"ours         : {t_ours:8.2f} s  ({len(requests) / t_ours:7.1f} requests/s)")
-    print(f"speed-up     : {t_lmeval / t_ours:8.2f}x")
+    print(f"speed-up     : {t_lmeval / t_ours:8.2f}x wall; CPU time (all threads): lm-eval {c_lmeval:.2f} s, "
+          f"ours {c_ours:.2f} s, {c_lmeval / c_ours:.2f}x")
     print(f"max |Δ logprob| over {len(deltas)} comparable requests: {max(deltas):.2e}; "
           f"is_greedy differences: {greedy_diff}; 'separate' boundaries (not compared): "
           f"{separate}; errors: {errors}")
-    st = ours.stats
+    st = timed
     print(f"ours, of which tokenization {st.encode_seconds:.2f} s and forward passes "
           f"{st.forward_seconds:.2f} s; padding share {100 * st.padding_share:.1f}% of "
           f"{st.batch_tokens} batch token slots")

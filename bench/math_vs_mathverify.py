@@ -1,13 +1,16 @@
 """The ``math`` parser + ``math`` metric against Math-Verify's parse+verify, same outputs, same process.
 
-    python bench/math_vs_mathverify.py [--plain 400] [--symbolic 120] [--seed 0] [--repeat 3]
+    python bench/math_vs_mathverify.py [--plain 400] [--symbolic 120] [--long-plain 200] [--long-symbolic 60]
 
 MATH-style outputs are generated here (a few sentences of working, then the answer stated in one
 of the usual ways: ``\\boxed{}``, "The final answer is $…$", "the answer is …"), each with its
 gold answer written as a dataset writes it, half of them wrong on purpose.  Two groups:
 
 * plain numbers (integers, decimals, fractions, thousands separators, negative numbers);
-* symbolic answers (surds, multiples of pi, fractions of them, tuples, intervals, sets, ±).
+* symbolic answers (surds, multiples of pi, fractions of them, tuples, intervals, sets, ±);
+* the same two kinds after ~2 KB of real-shaped working (``bench/_realshape.py``: LaTeX in every
+  line — substitutions, the quadratic formula, sums, fractions), as real MATH solutions run:
+  the short groups' ~130-character outputs flattered the parser, which scans the whole output.
 
 Per item: ours = ``pack.run(output, "math500")`` then ``scoring.metrics.math_match(answer, gold)``;
 Math-Verify = ``verify(parse(gold), parse(output))`` with its own signal timeouts switched off
@@ -23,9 +26,11 @@ from __future__ import annotations
 import argparse
 import logging
 import random
+import sys
 import time
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 
 
 def _plain_items(n: int, rng: random.Random) -> list[tuple[str, str, bool]]:
@@ -77,6 +82,17 @@ def _symbolic_items(n: int, rng: random.Random) -> list[tuple[str, str, bool]]:
     return items
 
 
+def _long(items: list[tuple[str, str, bool]], rng: random.Random, size: int = 2000) -> list[tuple[str, str, bool]]:
+    """The same items after ``size`` bytes of real-shaped LaTeX working."""
+    import _realshape
+
+    out = []
+    for output, gold, right in items:
+        working = "\n".join(_realshape._reasoning(rng, size, _realshape._math_line))
+        out.append((working + "\n\n" + output, gold, right))
+    return out
+
+
 def _dress(answer: str, i: int) -> str:
     working = f"We compute step {i} carefully: first $x_{{{i}}} = {i % 7} + 1$, and then we simplify.\n\n"
     style = i % 3
@@ -98,6 +114,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--plain", type=int, default=400)
     ap.add_argument("--symbolic", type=int, default=120)
+    ap.add_argument("--long-plain", type=int, default=200, help="plain-number items after 2 KB of working")
+    ap.add_argument("--long-symbolic", type=int, default=60, help="symbolic items after 2 KB of working")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side per group; the fastest counts (default 3)")
     args = ap.parse_args()
@@ -112,6 +130,10 @@ def main() -> None:
     pack = load_pack()
     rng = random.Random(args.seed)
     groups = {"plain numbers": _plain_items(args.plain, rng), "symbolic": _symbolic_items(args.symbolic, rng)}
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    long_rng = random.Random(args.seed + 7)
+    groups["plain numbers, 2 KB"] = _long(_plain_items(args.long_plain, random.Random(args.seed + 2)), long_rng)
+    groups["symbolic, 2 KB"] = _long(_symbolic_items(args.long_symbolic, random.Random(args.seed + 3)), long_rng)
 
     def ours(items: list[tuple[str, str, bool]]) -> list[bool]:
         out = []
@@ -133,7 +155,12 @@ def main() -> None:
     warm = _symbolic_items(6, random.Random(args.seed + 1)) + _plain_items(6, random.Random(args.seed + 1))
     ours(warm)
     theirs(warm)
-    print(f"items: {args.plain} plain-number, {args.symbolic} symbolic (seed {args.seed})")
+    from normalize._build import build_description
+
+    print(f"items: {args.plain} plain-number, {args.symbolic} symbolic, {args.long_plain} + {args.long_symbolic} "
+          f"after 2 KB of working (seed {args.seed}); build: {build_description()}")
+    for name, items in groups.items():
+        print(f"  {name}: mean {sum(len(o) for o, _, _ in items) / max(1, len(items)):.0f} characters")
     def clear() -> None:  # no call may be answered from a cache
         _read_cached.cache_clear()
         _BY_CANONICAL.clear()

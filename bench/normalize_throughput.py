@@ -1,10 +1,14 @@
 """Throughput of the shipped chains, per task type, against a bare single-regex extraction.
 
-Generates a seeded corpus of model outputs (mixed lengths up to 4 KB, English and Chinese,
-chain-of-thought, markers, boxes, JSON, code), runs every task type's full chain and parser
+Generates a seeded corpus of model outputs shaped like real generations (``bench/_realshape.py``:
+numbers and LaTeX in every reasoning line, option-by-option analysis for multiple choice, 20 %
+without a final marker, up to 4 KB; JSON, code; ``--legacy``: the old corpus without a digit in
+the prose, which flattered the chains), runs every task type's full chain and parser
 over its share, and runs one precompiled regex search over the same outputs as a baseline in
 the same process (CPU time of this process: other work on a shared machine does not count).
-Prints items/s and how many times slower the full chain is than the least a harness could do.
+Prints items/s and how many times slower the full chain is than the least a harness could do,
+and for the labelled task types (math, multiple choice) how many parsed answers equal the
+answer the output states.
 A figure, not a test.  Every repeat reads its own corpus (seeds ``--seed`` on), so nothing
 cached by text in one repeat serves the next; an untimed warm-up pass comes first.
 
@@ -30,13 +34,18 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import regex
 
 from normalize import load_pack
 from normalize._build import build_description
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _realshape
 
 WORDS = (
     "the model first considers each option carefully and then checks the arithmetic again "
@@ -93,6 +102,50 @@ def _writing(rng: random.Random) -> str:
     return _prose(rng, 4000) + "   \n\n"
 
 
+def _real_prose(rng: random.Random, max_bytes: int) -> str:
+    """Reasoning lines as real generations write them: numbers and LaTeX in every line."""
+    return "\n".join(_realshape._reasoning(rng, rng.randint(0, max_bytes), _realshape._arith_line))
+
+
+def _real_mc(rng: random.Random) -> tuple[str, str | None]:
+    s = _realshape.mmlu(rng, options=10)
+    return s.output, s.stated
+
+
+def _real_math(rng: random.Random) -> tuple[str, str | None]:
+    s = _realshape.gsm8k(rng)  # MATH's symbolic answers: bench/math_vs_mathverify.py
+    return s.output, s.stated
+
+
+def _real_qa(rng: random.Random) -> tuple[str, str | None]:
+    return _real_prose(rng, 3000) + "\n\nThe answer is: **" + " ".join(rng.choices(WORDS, k=3)) + "**.", None
+
+
+def _real_json(rng: random.Random) -> tuple[str, str | None]:
+    body = ", ".join(f'"k{i}": {rng.choice(JSON_VALUES)}' for i in range(rng.randint(1, 30)))
+    return _real_prose(rng, 2000) + "\n```json\n{" + body + "}\n```\n", None
+
+
+def _real_code(rng: random.Random) -> tuple[str, str | None]:
+    lines = "\n".join(f"\tx{i} = {i} * {i + 1}  # {i}" for i in range(rng.randint(1, 60)))
+    return _real_prose(rng, 1500) + f"\n```python\ndef f():\n{lines}\n\treturn 1\n```\n" + _real_prose(rng, 500), None
+
+
+def _real_writing(rng: random.Random) -> tuple[str, str | None]:
+    return _real_prose(rng, 4000) + "   \n\n", None
+
+
+#: real-shaped corpus (the default): (output, the answer it states or None when not labelled)
+REAL: dict[str, Callable[[random.Random], tuple[str, str | None]]] = {
+    "multiple_choice": _real_mc,
+    "math": _real_math,
+    "extractive_qa": _real_qa,
+    "structured_json": _real_json,
+    "code": _real_code,
+    "open_writing": _real_writing,
+}
+
+#: the old corpus (``--legacy``): no digits in the prose, every output marked: flattering
 GENERATORS: dict[str, Callable[[random.Random], str]] = {
     "multiple_choice": _mc,
     "math": _math,
@@ -103,15 +156,34 @@ GENERATORS: dict[str, Callable[[random.Random], str]] = {
 }
 
 
-def _corpus(n: int, seed: int) -> dict[str, list[str]]:
+def _corpus(n: int, seed: int, legacy: bool = False) -> dict[str, list[str]]:
     """``n`` generated outputs from ``seed``, dealt round-robin to the task types."""
+    return {t: [o for o, _ in v] for t, v in _labelled(n, seed, legacy).items()}
+
+
+def _labelled(n: int, seed: int, legacy: bool = False) -> dict[str, list[tuple[str, str | None]]]:
     rng = random.Random(seed)
     types = list(GENERATORS)
-    corpus: dict[str, list[str]] = {t: [] for t in types}
+    corpus: dict[str, list[tuple[str, str | None]]] = {t: [] for t in types}
     for i in range(n):
         t = types[i % len(types)]
-        corpus[t].append(GENERATORS[t](rng)[:4096])
+        if legacy:
+            corpus[t].append((GENERATORS[t](rng)[:4096], None))
+        else:
+            output, stated = REAL[t](rng)
+            corpus[t].append((output[:4096], stated))
     return corpus
+
+
+def _same(answer: object, stated: str) -> bool:
+    """The parsed answer is the one the output states (math answers compared as values)."""
+    if answer is None:
+        return False
+    if str(answer) == stated:
+        return True
+    from scoring.metrics import math_match
+
+    return bool(math_match(str(answer), stated))
 
 
 def main() -> None:
@@ -120,13 +192,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3, help="runs, each on its own corpus (default 3)")
     ap.add_argument("--block", type=int, default=100, help="rows a block in the paired timing (default 100)")
+    ap.add_argument("--legacy", action="store_true",
+                    help="the old corpus (no digits in the prose, every output marked): flatters the chains")
     args = ap.parse_args()
 
-    corpora = [_corpus(args.n, args.seed + k) for k in range(args.repeat)]
+    labelled = _labelled(args.n, args.seed, args.legacy)
+    corpora = [{t: [o for o, _ in v] for t, v in labelled.items()}]
+    corpora += [_corpus(args.n, args.seed + k, args.legacy) for k in range(1, args.repeat)]
     types = list(GENERATORS)
     total_bytes = sum(len(s.encode()) for v in corpora[0].values() for s in v)
     pack = load_pack()
-    print(f"corpus: {args.n} outputs, {total_bytes / 1e6:.1f} MB, seeds {args.seed}..{args.seed + args.repeat - 1}")
+    kind = "legacy (flattering: no digits in the prose, every output marked)" if args.legacy else "real-shaped"
+    print(f"corpus: {args.n} outputs, {kind}, {total_bytes / 1e6:.1f} MB, seeds {args.seed}..{args.seed + args.repeat - 1}")
     print(f"pack: {pack.signature}")
     print(f"build: {build_description()}")
 
@@ -145,7 +222,7 @@ def main() -> None:
             pack.run(s, t, options=options)
         return time.process_time() - start
 
-    warm = _corpus(min(args.n, 3000), args.seed + args.repeat)  # untimed: first calls, built tables
+    warm = _corpus(min(args.n, 3000), args.seed + args.repeat, args.legacy)  # untimed: first calls, built tables
     for t in types:
         base_run(warm[t])
         chain_run(warm[t], t)
@@ -173,19 +250,24 @@ def main() -> None:
     apart = args.n / min(base_run(outputs) for outputs in everything)
 
     print(f"baseline apart (one regex search, all outputs back to back): {apart:,.0f} items/s (fastest of {args.repeat})")
-    print(f"{'task type':<18} {'items/s':>9} {'chain/baseline':>15} {'range':>12} {'apart':>8} {'ok share':>9}")
+    print(f"{'task type':<18} {'items/s':>9} {'chain/baseline':>15} {'range':>12} {'apart':>8} {'ok share':>9} "
+          f"{'right (labelled)':>17}")
     overall_items, overall_time = 0, 0.0
     for t in types:
         options = 10 if t == "multiple_choice" else None
         items = len(corpora[0][t])
-        ok = sum(pack.run(s, t, options=options).status == "ok" for s in corpora[0][t])
+        results = [pack.run(s, t, options=options) for s in corpora[0][t]]
+        ok = sum(r.status == "ok" for r in results)
+        labels = [(r, stated) for r, (_, stated) in zip(results, labelled[t], strict=True) if stated is not None]
+        right = sum(_same(r.answer, stated) for r, stated in labels)
+        checked = f"{right}/{len(labels)}" if labels else "-"
         overall_items += items
         overall_time += chain_best[t]
         rate = items / chain_best[t]
         spread = f"{min(ratios[t]):.1f}-{max(ratios[t]):.1f}x"
         print(
             f"{t:<18} {rate:>9,.0f} {statistics.median(ratios[t]):>14.1f}x {spread:>12} "
-            f"{apart / rate:>7.1f}x {ok / items:>9.2f}"
+            f"{apart / rate:>7.1f}x {ok / items:>9.2f} {checked:>17}"
         )
     rate = overall_items / overall_time
     print(f"{'all task types':<18} {rate:>9,.0f} {'':>15} {'':>12} {apart / rate:>7.1f}x")

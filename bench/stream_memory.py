@@ -7,6 +7,11 @@ small input is measured the same way, so the growth between the two is what stre
 
     python bench/stream_memory.py                 # 500 MB
     python bench/stream_memory.py --mb 50         # quicker
+    python bench/stream_memory.py --installed     # the installed (e.g. compiled) package
+
+Without ``--installed`` the commands import this source tree (``PYTHONPATH``); with it, the
+package this interpreter imports outside the tree (the commands run in the temporary folder, so
+the checkout is not on their path).  The build measured is printed.
 """
 
 from __future__ import annotations
@@ -33,11 +38,28 @@ raise SystemExit(code)
 """
 
 
-def peak_rss(args: list[str]) -> tuple[int, float]:
+def _env(installed: bool) -> dict[str, str]:
+    env = {**os.environ}
+    if installed:
+        env.pop("PYTHONPATH", None)
+    else:
+        env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def _build(installed: bool, folder: Path) -> str:
+    """What the measured commands import: compiled modules or source (normalize._build)."""
+    probe = "from normalize._build import build_description; import normalize; print(build_description(), normalize.__file__)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=_env(installed),
+                          cwd=folder, check=True)
+    return done.stdout.strip()
+
+
+def peak_rss(args: list[str], *, installed: bool = False, cwd: Path | None = None) -> tuple[int, float]:
     """(peak RSS in bytes, seconds) of one CLI run in a fresh process."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _MEASURE, *args], capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, "-c", _MEASURE, *args], capture_output=True, text=True,
+                          env=_env(installed), cwd=cwd)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr}")
@@ -50,6 +72,8 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=500, help="size of the large input in MB (default 500)")
     parser.add_argument("--small-mb", type=int, default=5, help="size of the small input in MB (default 5)")
     parser.add_argument("--bootstrap", type=int, default=100, help="resamples for score (default 100)")
+    parser.add_argument("--installed", action="store_true",
+                        help="run the installed package (e.g. the compiled wheel of pip install .), not the source tree")
     args = parser.parse_args()
     mb = 1 << 20
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,6 +84,7 @@ def main() -> None:
             rows = write_rows(path, total_bytes=size * mb)
             inputs[label] = (path, rows)
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; one job (--jobs 1), --trace none")
+        print(f"build: {_build(args.installed, folder)}")
         print(f"{'command':<8} {'input':>10} {'rows':>9} {'peak RSS':>10} {'RSS/input':>10} {'time':>8}")
         for command in ("run", "score"):
             peaks = {}
@@ -67,7 +92,8 @@ def main() -> None:
                 path, rows = inputs[label]
                 out = folder / f"{command}.{label}.out.jsonl"
                 extra = ["--trace", "none"] if command == "run" else ["--bootstrap", str(args.bootstrap)]
-                rss, seconds = peak_rss([command, str(path), "-o", str(out), "--jobs", "1", "--no-progress", *extra])
+                rss, seconds = peak_rss([command, str(path), "-o", str(out), "--jobs", "1", "--no-progress", *extra],
+                                        installed=args.installed, cwd=folder)
                 out.unlink()
                 size = path.stat().st_size
                 peaks[label] = rss

@@ -9,8 +9,11 @@ Two kinds of pattern, two ways of calling them:
   *2n* (see :mod:`normalize._growth`).  Compile them with :func:`compile_pattern`.
 * **User-supplied** patterns (answer-marker tiers and schema ``patternProperties`` written in
   a pack, a data-only ``extract_regex`` rule) may backtrack; they go through
-  :class:`UserPattern`, which always passes the pack's ``regex_timeout`` and turns a timeout
-  into :class:`TimeoutError`, which the engine records as status ``error`` naming the rule.
+  :class:`UserPattern`, which passes the pack's ``regex_timeout`` and turns a timeout into
+  :class:`TimeoutError`, which the engine records as status ``error`` naming the rule — unless
+  the pattern is proven linear when it is compiled (:mod:`normalize._regex_proof`: no
+  backreference, no nested or overlapping quantifiers, no run rescanned from another start
+  position); such a pattern is called without the timeout, as the built-in ones are.
 
 The per-row CPU-time budget (:mod:`normalize._budget`) bounds the whole row on top of both.
 """
@@ -23,6 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
+
+from normalize._regex_proof import proven_linear
 
 Pattern = regex.Pattern
 
@@ -39,9 +44,22 @@ def compile_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:
         raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from exc
 
 
+@lru_cache(maxsize=4096)
+def user_compiled(pattern: str, flags: int = 0) -> tuple[regex.Pattern[str], bool]:
+    """A user-supplied pattern compiled (as :func:`compile_pattern`) and whether it is proven
+    linear (:func:`normalize._regex_proof.proven_linear`): then it needs no per-call timeout.
+
+    >>> user_compiled(r"ANSWER:\\s*(\\S+)")[1], user_compiled(r"(a+)+$")[1]
+    (True, False)
+    """
+    compiled = compile_pattern(pattern, flags)
+    return compiled, proven_linear(pattern, flags)
+
+
 @dataclass(frozen=True)
 class UserPattern:
-    """A user-supplied pattern: every call carries ``timeout`` seconds of wall clock.
+    """A user-supplied pattern: every call carries ``timeout`` seconds of wall clock, unless
+    the pattern is ``linear`` (proven when compiled; it then runs as a built-in pattern does).
 
     >>> p = user_pattern(r"(?i)answer:\\s*(\\w+)", timeout=0.5)
     >>> p.search("Final ANSWER: 42")[1], p.sub("#", "answer: x"), [m[1] for m in p.finditer("answer: a answer: b")]
@@ -50,24 +68,35 @@ class UserPattern:
 
     compiled: regex.Pattern[str]
     timeout: float
+    linear: bool = False
 
     @property
     def pattern(self) -> str:
         return self.compiled.pattern
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> regex.Match[str] | None:
+        if self.linear:
+            return self.compiled.search(text, pos, endpos)
         return self.compiled.search(text, pos, endpos, timeout=self.timeout)
 
     def match(self, text: str, pos: int = 0, endpos: int | None = None) -> regex.Match[str] | None:
+        if self.linear:
+            return self.compiled.match(text, pos, endpos)
         return self.compiled.match(text, pos, endpos, timeout=self.timeout)
 
     def fullmatch(self, text: str, pos: int = 0, endpos: int | None = None) -> regex.Match[str] | None:
+        if self.linear:
+            return self.compiled.fullmatch(text, pos, endpos)
         return self.compiled.fullmatch(text, pos, endpos, timeout=self.timeout)
 
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[regex.Match[str]]:
+        if self.linear:
+            return self.compiled.finditer(text, pos, endpos)
         return self.compiled.finditer(text, pos, endpos, timeout=self.timeout)
 
     def sub(self, repl: str | Callable[[regex.Match[str]], str], text: str, count: int = 0) -> str:
+        if self.linear:
+            return self.compiled.sub(repl, text, count)
         return self.compiled.sub(repl, text, count, timeout=self.timeout)
 
 
@@ -79,7 +108,8 @@ def user_pattern(pattern: str, flags: int = 0, *, timeout: float) -> UserPattern
     """
     if timeout <= 0:
         raise ValueError(f"regex timeout must be positive, got {timeout!r}")
-    return UserPattern(compile_pattern(pattern, flags), timeout)
+    compiled, linear = user_compiled(pattern, flags)
+    return UserPattern(compiled, timeout, linear)
 
 
 @dataclass(frozen=True)

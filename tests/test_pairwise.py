@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.pairwise import (
     Battle,
     Judgment,
     NotIdentifiable,
+    _binomial_two_sided_half,
     bradley_terry,
     bt_bootstrap,
     mcnemar,
@@ -129,6 +133,65 @@ def test_mcnemar_equals_scipy() -> None:
     assert mcnemar([True], [True]).p_exact == 1.0
     with pytest.raises(ValueError, match="True or False"):
         mcnemar([1], [0])  # type: ignore[list-item]
+
+
+def _exact_mcnemar_p(b: int, c: int) -> float:
+    """The definition, in exact rationals: min(1, 2·Σ_{k<=min(b,c)} C(n,k)/2**n), rounded once."""
+    n = b + c
+    tail = sum(Fraction(math.comb(n, k), 2**n) for k in range(min(b, c) + 1))
+    return float(min(Fraction(1), 2 * tail))
+
+
+def _paired(b: int, c: int, both: int = 3, neither: int = 2) -> tuple[list[bool], list[bool]]:
+    a = [True] * b + [False] * c + [True] * both + [False] * neither
+    bb = [False] * b + [True] * c + [True] * both + [False] * neither
+    return a, bb
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.integers(0, 700), st.integers(0, 700))
+def test_mcnemar_exact_p_is_the_exact_value(b: int, c: int) -> None:
+    """Up to 1024 discordant pairs the p is the correctly rounded exact value (as before);
+    beyond, within float precision of it."""
+    r = mcnemar(*_paired(b, c))
+    assert (r.b, r.c) == (b, c)
+    exact = _exact_mcnemar_p(b, c) if b + c else 1.0
+    if b + c <= 1024:
+        assert r.p_exact == exact
+    else:
+        assert r.p_exact == pytest.approx(exact, rel=1e-11)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.integers(1025, 400_000), st.floats(0.0, 1.0))
+def test_mcnemar_exact_p_equals_scipy_on_large_tables(n: int, share: float) -> None:
+    """Beyond the integer path: the saddle-point tail agrees with SciPy's exact binomial test
+    (both within ~1e-12 of the exact value) wherever the p-value is a normal float."""
+    b = min(n, int(share * n))
+    c = n - b
+    ours = _binomial_two_sided_half(min(b, c), n)
+    ref = float(scipy_stats.binomtest(b, n, 0.5).pvalue)
+    if ref > 1e-290:
+        assert ours == pytest.approx(ref, rel=1e-10)
+    else:
+        assert ours == pytest.approx(ref, abs=1e-290)
+
+
+def test_mcnemar_exact_p_on_59000_disagreements_matches_scipy_and_exact() -> None:
+    """The issue's case: 59,000 discordant pairs (the old Fraction sum took over 400 s)."""
+    for b in (29_000, 29_400, 29_499, 29_500, 28_000):
+        c = 59_000 - b
+        r = mcnemar(*_paired(b, c))
+        ref = float(scipy_stats.binomtest(b, 59_000, 0.5).pvalue)
+        assert r.p_exact == pytest.approx(ref, rel=1e-10)
+    # one point held against the exact integer sum as well
+    n, m = 59_000, 29_000
+    term = total = 1
+    for k in range(1, m + 1):
+        term = term * (n - k + 1) // k
+        total += term
+    exact = float(Fraction(total, 1 << (n - 1)))
+    assert mcnemar(*_paired(m, n - m)).p_exact == pytest.approx(exact, rel=1e-11)
 
 
 def test_paired_permutation_equals_scipy_exact() -> None:

@@ -7,12 +7,13 @@ methods.  Re-exported there.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Final, Literal
 
 import regex
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from normalize._regex import compile_pattern
+from normalize._regex import compile_pattern, user_compiled
 from normalize.registry import Params, StrTiers, StrTuple, as_tuple
 
 
@@ -138,7 +139,9 @@ class ExtractRegexParams(Params):
 
     The pattern is checked when the pack loads (it must compile and have the group) and, as a
     user-supplied pattern, runs under the pack's ``regex_timeout`` on every call: a pattern
-    that backtracks catastrophically gives the row status ``error``, never a hang.
+    that backtracks catastrophically gives the row status ``error``, never a hang.  A pattern
+    proven linear when it is compiled (:mod:`normalize._regex_proof`) runs without the
+    timeout, as built-in patterns do: the same matches, without ~2.4 µs a call.
     """
 
     pattern: str
@@ -157,7 +160,7 @@ class ExtractRegexParams(Params):
 
     @model_validator(mode="after")
     def _group_exists(self) -> ExtractRegexParams:
-        compiled = self.compiled()
+        compiled, _linear = user_compiled(self.pattern, self._flag_bits())  # proven (or not) at load time
         if isinstance(self.group, int) and not 0 <= self.group <= compiled.groups:
             raise ValueError(f"group {self.group} is not in pattern {self.pattern!r} ({compiled.groups} groups)")
         if isinstance(self.group, str) and self.group not in compiled.groupindex:
@@ -165,10 +168,21 @@ class ExtractRegexParams(Params):
         return self
 
     def compiled(self) -> regex.Pattern[str]:
+        return compile_pattern(self.pattern, self._flag_bits())
+
+    def finditer(self, text: str, timeout: float) -> Iterator[regex.Match[str]]:
+        """The pattern's matches in ``text``: under ``timeout`` seconds per call, or without a
+        timeout when the pattern is proven linear (:func:`normalize._regex.user_compiled`)."""
+        compiled, linear = user_compiled(self.pattern, self._flag_bits() if self.flags else 0)
+        if linear:
+            return compiled.finditer(text)
+        return compiled.finditer(text, timeout=timeout)
+
+    def _flag_bits(self) -> int:
         flags = 0
         for name in self.flags:
             flags |= int(getattr(regex, name))
-        return compile_pattern(self.pattern, flags)
+        return flags
 
     def chosen_group(self) -> int | str:
         if self.group is not None:
