@@ -12,11 +12,12 @@ import hashlib
 import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
+import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from normalize import status as st
@@ -174,6 +175,21 @@ class TaskType:
         if self.abstention is not None:
             out["abstention"] = self.abstention.to_json()
         return out
+
+
+#: Languages every shipped chain reads without a row's ``lang`` (``languages: [en, zh, lang]``).
+_READ_BY_DEFAULT = frozenset({"en", "zh"})
+#: Task types whose chains read answer markers (a row is read again in a guessed language).
+_MARKED_TYPES = frozenset({"multiple_choice", "math", "extractive_qa"})
+#: A run of letters in a marker pattern (``antwort`` of ``antwort\s*[:：]``).
+_LETTER_RUN = regex.compile(r"\p{L}{2,}")
+
+
+def _unstated(result: Result) -> bool:
+    """Whether a result states no answer: none, two, or only a solution's last number."""
+    if result.status in (st.NO_ANSWER, st.CONTRADICTORY):
+        return result.reason is None or TRUNCATED_REASONING not in result.reason
+    return result.status == st.OK and result.extra.get("found_by") == "last_number"
 
 
 @dataclass(frozen=True)
@@ -391,7 +407,70 @@ class Pack:
         ...                     schema={"properties": {"age": {"type": "integer"}}})
         >>> r.answer, [step.rule for step in r.trace]
         ({'age': 87}, ['parse_json', 'align_json_schema'])
+
+        A row without ``lang`` reads the chains as written (English and Chinese markers); when
+        that states no answer (no answer, contradictory, or only a solution's last number) and
+        the output holds a marker word of another language of the pack, the row is read again
+        as that language (:meth:`guess_langs`), and that reading is kept when it states an
+        answer (``extra["lang"]`` and ``extra["lang_guessed"]`` record it, so it replays):
+
+        >>> r = load_pack().run("Ответ: 72.\\nПроверка: 24 в мае.", "gsm8k")
+        >>> r.answer, r.extra["lang"], r.extra["lang_guessed"]
+        ('72', 'ru', True)
         """
+        result = self._run_once(text, task, options=options, task_type=task_type, schema=schema, lang=lang,
+                                reasoning=reasoning)
+        if lang is not None or text is None or not _unstated(result) or result.task_type not in _MARKED_TYPES:
+            return result
+        for guessed in self.guess_langs(text):
+            again = self._run_once(text, task, options=options, task_type=result.task_type, schema=schema,
+                                   lang=guessed, reasoning=reasoning)
+            if not _unstated(again):
+                return replace(again, extra={**again.extra, "lang_guessed": True})
+        return result
+
+    @cached_property
+    def _lang_anchors(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Per language of the pack other than those every chain reads, the words of its answer
+        markers (every run of letters, four or more in a Latin word, case-folded): a marker
+        cannot match without one of them, optional words included, so none is missed."""
+        out: list[tuple[str, tuple[str, ...]]] = []
+        for name, spec in sorted(self.resources.get("languages", {}).items()):
+            if name in _READ_BY_DEFAULT or not isinstance(spec, Mapping):
+                continue
+            words: set[str] = set()
+            for tier in spec.get("answer_markers") or ():
+                for pattern in tier if isinstance(tier, (list, tuple)) else ():
+                    for run in _LETTER_RUN.findall(str(pattern).replace("\\s", " ")):
+                        if len(run) >= 4 or not run.isascii():
+                            words.add(run.casefold())
+            if words:
+                out.append((name, tuple(sorted(words))))
+        return tuple(out)
+
+    def guess_langs(self, text: str) -> list[str]:
+        """The languages of the pack (beyond English and Chinese) whose answer-marker words occur
+        in ``text``: a cheap screen, each a candidate the row is read again as.
+
+        >>> load_pack().guess_langs("Respuesta: B"), load_pack().guess_langs("The answer is B")
+        (['es'], [])
+        """
+        folded = text.casefold()
+        ascii_only = folded.isascii()
+        return [name for name, words in self._lang_anchors
+                if any((not ascii_only or word.isascii()) and word in folded for word in words)]
+
+    def _run_once(
+        self,
+        text: str | None,
+        task: str,
+        *,
+        options: Sequence[str] | int | None = None,
+        task_type: str | None = None,
+        schema: Mapping[str, Any] | str | None = None,
+        lang: str | None = None,
+        reasoning: str | None = None,
+    ) -> Result:
         if task_type is None or task_type not in self.task_types:
             task_type = self.task_type_of(task)
         t = self.task_types[task_type]

@@ -115,10 +115,17 @@ def test_near_variants_are_refused(output: str, lang: str) -> None:
 
 def test_lang_narrows_the_markers() -> None:
     pack = load_pack()
-    # a Japanese row does not read a Russian marker, and a row without lang reads only en / zh
+    # a Japanese row does not read a Russian marker; a row without lang reads en / zh first and,
+    # when they state nothing, is read again as the language whose marker word it holds
     assert pack.run("Ответ: 72", "gsm8k", lang="ja").extra.get("found_by") != "marker"
     assert pack.run("Ответ: 72", "gsm8k", lang="ru").extra.get("found_by") == "marker"
-    assert pack.run("答え：B", "mmmlu", options=4).status == st.NO_ANSWER
+    guessed = pack.run("答え：B", "mmmlu", options=4)
+    assert (guessed.status, guessed.answer, guessed.extra["lang"], guessed.extra["lang_guessed"]) == ("ok", "B", "ja", True)
+    assert pack.replay(guessed) == guessed.text
+    # a stated English answer is never read again
+    assert "lang" not in pack.run("The answer is B. 答え：C", "mmmlu", options=4).extra
+    # a screen word without a marker reads nothing new: the first reading stands
+    assert pack.run("Die Antwortzeit war lang; 5 apples, then 7", "gsm8k").extra.get("lang") is None
     assert pack.chain_for_lang("multiple_choice", "xx") is pack.task_types["multiple_choice"].chain
 
 

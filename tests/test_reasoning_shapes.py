@@ -131,6 +131,6 @@ def test_rewards_read_the_row_language() -> None:
         "<think>48 + 24</think>\nОтвет: 72.\nПроверка: 48 + 24 = 72, из них 24 в мае.",
     ]
     assert reward(completions, answer=["72", "72"], lang=["de", "ru"]) == [1.0, 1.0]
-    # no lang: the Russian marker is not read, and the last number is not the answer
-    assert reward(completions[1:], answer=["72"]) == [0.0]
+    # no lang: the en / zh markers state nothing, so the row is read again as Russian (its marker word)
+    assert reward(completions[1:], answer=["72"]) == [1.0]
     assert compute_score("juletxara/mgsm", completions[1], "72", {"lang": "ru"})["score"] == 1.0

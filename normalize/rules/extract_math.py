@@ -91,9 +91,13 @@ class _Statement(NamedTuple):  # a tuple: built several times a row, several tim
     kind: str  # FOUND_BY_*
 
 
-# a sentence ends at . ! ? 。 followed by a space and a capital, a line break or the end; a
-# decimal point (3.5) or a dot inside $…$ does not end it
-_SENTENCE_END: Final = r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[A-Z\p{Han}]))(?=\s|$)|[!?。！？](?=\s|$)|\n"
+# a sentence ends at . ! ? followed by a space, a line break or the end (after a digit: by a
+# capital or a letter of an uncased script, 한글, 日本語, кириллица capitals, العربية), and at a
+# full-width 。！？ wherever it stands (CJK writes no space after them: 答案：12。验证：5 is two
+# sentences); a decimal point (3.5) or a dot inside $…$ does not end it
+_SENTENCE_END: Final = (
+    r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[\p{Lu}\p{Lo}]))(?=\s|$)|[!?](?=\s|$)|[。！？]|\n"
+)
 _LIST_JOIN: Final = (
     r"^(?:\s|\$|,|;|&|\\\\|\\quad|\\qquad|\\,|\\;|\\text\s*\{\s*(?:and|or|,)?\s*\}"
     # a short typeset connective that ends in "and" names the next part: \text{ for part (a) and }
@@ -152,7 +156,7 @@ def _value_key(value: str, *, timeout: float) -> Any:
 @rule(
     "extract_math_answer",
     stage="extract",
-    version=3,
+    version=4,
     scope=("math",),
     params=MathAnswerParams,
     idempotent=False,
