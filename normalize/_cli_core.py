@@ -16,7 +16,7 @@ from normalize.errors import UsageError
 from normalize.lm_eval_log import add_source_options, source_input
 from normalize.pack import Pack
 from normalize.row import read_lang
-from normalize.rows import all_invalid_reason, normalize_row
+from normalize.rows import all_invalid_reason, normalize_row, shape_trace
 from normalize.stream import (
     BIG_ROW_BYTES,
     EXIT_INTERRUPTED,
@@ -128,15 +128,6 @@ def run_chunk(pack: Pack, trace: str, chunk: list[tuple[int, bytes]]) -> tuple[b
         statuses.append(str(out.get("status")))
         parts.append(encode_row_taking(out) if big else encode_row(out))  # a huge row's values go once written
     return b"".join(parts), statuses
-
-
-def shape_trace(out: dict[str, Any], mode: str) -> dict[str, Any]:
-    """Keep the full trace, only the rule names and versions, or none of it."""
-    if mode == "none":
-        out.pop("trace", None)
-    elif mode == "rules" and "trace" in out:
-        out["trace"] = [{"index": s["index"], "rule": s["rule"], "version": s["version"]} for s in out["trace"]]
-    return out
 
 
 def format_explanation(pack: Pack, text: str, task: str, options: int | None = None, lang: str | None = None) -> str:

@@ -95,6 +95,15 @@ def normalize_typed(pack: Pack, row: InputRow) -> Normalized:
     return Normalized(replace(parsed, task_type=result.task_type), result, out)
 
 
+def shape_trace(out: dict[str, Any], mode: str) -> dict[str, Any]:
+    """Keep the full trace (``full``), only the rule names and versions (``rules``), or none of it."""
+    if mode == "none":
+        out.pop("trace", None)
+    elif mode == "rules" and "trace" in out:
+        out["trace"] = [{"index": s["index"], "rule": s["rule"], "version": s["version"]} for s in out["trace"]]
+    return out
+
+
 def normalize_row(pack: Pack, row: InputRow) -> dict[str, Any]:
     """Normalize and parse one row into its output dict (the JSONL edge of :func:`normalize_typed`)."""
     return normalize_typed(pack, row).out

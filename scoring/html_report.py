@@ -732,7 +732,7 @@ def render_html(
         _audit_section(audit), stamp, "</section>",
         _settings_section(pack, runs, shown, comparison), stamp, "</section>",
         f'<footer>Hash: <code class="hash">{esc(pack.hash)}</code> (the full signature: the header\'s '
-        "<i>signature</i>)</footer></main>",
+        "<em>signature</em>)</footer></main>",
     ]
     flips = _flip_records(comparison, audit_rows, audit_seed) if comparison else []
     data = {"runs": len(runs), "audit": audit, "flips": flips, "pageSize": page_size}

@@ -95,7 +95,7 @@ def test_score_from_lm_eval_keeps_the_filters_options(tmp_path: Path, capsys: py
 
 
 def test_strict_and_flexible_parse_rate_metrics() -> None:
-    noise = ["lorem 7 ipsum 3", "zz 12", "4 4 4"]  # a random model: last-number guesses only
+    noise = ["lorem 7 ipsum 3", "zz 12", "lorem 4 dolor 9"]  # a random model: last-number guesses only
     assert [normalize_parse_rate_flexible(["1"], [r], task="gsm8k") for r in noise] == [1.0, 1.0, 1.0]
     assert [normalize_parse_rate_strict(["1"], [r], task="gsm8k") for r in noise] == [0.0, 0.0, 0.0]
     filt = NormalizeFilter(task="gsm8k")

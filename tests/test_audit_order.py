@@ -16,7 +16,7 @@ ROWS = [
     {"id": "plain-2", "task": "mmlu", "output": "**The answer is (B).**", "options": 4, "target": "B"},
     {"id": "weak", "task": "gsm8k", "output": "I computed 3 and then 12", "target": "12"},
     {"id": "plain-3", "task": "gsm8k", "output": "The answer is 7.", "target": "7"},
-    {"id": "flip-zh", "task": "cmath", "output": "答案是十二", "target": "12"},  # Chinese numerals: the chain reads 12
+    {"id": "flip-zh", "task": "cmath", "output": "答案是 **12**。", "target": "12"},  # bold: the chain reads 12
     {"id": "flip-wide", "task": "cmath", "output": "答案是 ２５", "target": "25"},  # full-width digits
 ]
 

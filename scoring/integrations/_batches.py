@@ -20,12 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from normalize._arrow import JSON_COLUMNS, batch_rows, decode_json_fields, pyarrow, row_bytes
-from normalize._cli_core import shape_trace
-from normalize._io import to_input_row
-from normalize._jsonl import decode_line
+from normalize.arrow import JSON_COLUMNS, batch_rows, decode_json_fields, pyarrow, row_bytes
+from normalize.jsonl import decode_line, to_input_row
 from normalize.pack import Pack
-from normalize.rows import normalize_typed
+from normalize.rows import normalize_typed, shape_trace
 from scoring.integrations._shared import cached_pack
 from scoring.metrics import MathVerifier, score_result
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize._arrow import pyarrow
+from normalize.arrow import pyarrow
 from normalize.pack import Pack
 from scoring.integrations._batches import BatchScorer, column_type, decode_columns
 
@@ -76,7 +76,7 @@ class NormalizeMap:
         return self.scorer.added(rows, numbers)
 
     def _table(self, batch: Any, indices: Sequence[int] | None) -> Any:
-        from normalize._arrow import batch_rows
+        from normalize.arrow import batch_rows
 
         pa = pyarrow()
         table = pa.Table.from_batches([batch]) if isinstance(batch, pa.RecordBatch) else batch

@@ -33,8 +33,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from normalize._arrow import JSON_COLUMNS, batch_rows, pyarrow
-from normalize._jsonl import restore_written_values
+from normalize.arrow import JSON_COLUMNS, batch_rows, pyarrow
+from normalize.jsonl import restore_written_values
 from normalize.pack import Pack
 from scoring._items import item_of
 from scoring.integrations._batches import BatchScorer, decode_columns
