@@ -47,7 +47,9 @@ class _Statement:
 
 # a sentence ends at . ! ? 。 followed by a space and a capital, a line break or the end; a
 # decimal point (3.5) or a dot inside $…$ does not end it
-_SENTENCE_END: Final = r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[A-Z\p{Han}]))(?=\s|$)|[!?。！？](?=\s|$)|\n"
+# extract_math_answer v4: a full-width stop ends a sentence wherever it stands; a point after a
+# digit before a capital or a letter of an uncased script
+_SENTENCE_END: Final = r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[\p{Lu}\p{Lo}]))(?=\s|$)|[!?](?=\s|$)|[。！？]|\n"
 _LIST_JOIN: Final = (
     r"^(?:\s|\$|,|;|&|\\\\|\\quad|\\qquad|\\,|\\;|\\text\s*\{\s*(?:and|or|,)?\s*\}"
     # a short typeset connective that ends in "and" names the next part: \text{ for part (a) and }
