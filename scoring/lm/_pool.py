@@ -25,13 +25,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from normalize.errors import UsageError
-from scoring.lm.openai_backend import Client, ClientConfig, ServerError, ServerUnavailable
+from scoring.lm.openai_backend import Client, ClientConfig, ServerError, ServerUnavailable, post_all
 
 
 @dataclass
@@ -136,16 +135,7 @@ class ServerPool:
 
     def map(self, path: str, bodies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any] | ServerError]:
         """POST every body with at most ``concurrency`` (all servers') in flight; results in order."""
-        def one(body: Mapping[str, Any]) -> dict[str, Any] | ServerError:
-            try:
-                return self.post(path, body)
-            except ServerError as exc:
-                return exc
-
-        if len(bodies) <= 1 or self.config.concurrency == 1:
-            return [one(b) for b in bodies]
-        with ThreadPoolExecutor(min(self.config.concurrency, len(bodies))) as pool:
-            return list(pool.map(one, bodies))
+        return post_all(self.post, path, bodies, self.config.concurrency)
 
     def describe(self) -> list[dict[str, Any]]:
         """Per server: its URL and how many requests it answered."""

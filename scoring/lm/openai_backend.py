@@ -265,16 +265,7 @@ class Client:
 
     def map(self, path: str, bodies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any] | ServerError]:
         """POST every body with at most ``concurrency`` in flight; results in order."""
-        def one(body: Mapping[str, Any]) -> dict[str, Any] | ServerError:
-            try:
-                return self.post(path, body)
-            except ServerError as exc:
-                return exc
-
-        if len(bodies) <= 1 or self.config.concurrency == 1:
-            return [one(b) for b in bodies]
-        with ThreadPoolExecutor(min(self.config.concurrency, len(bodies))) as pool:
-            return list(pool.map(one, bodies))
+        return post_all(self.post, path, bodies, self.config.concurrency)
 
 
 def _error_text(exc: urllib.error.HTTPError) -> str:
@@ -706,3 +697,19 @@ class RemoteLoglikScorer(LogLikelihoodScorer):
             with ThreadPoolExecutor(min(self.client.config.concurrency, len(rest))) as pool:
                 for index, value in pool.map(one, rest):
                     scores[index] = value
+
+
+def post_all(post: Callable[[str, Mapping[str, Any]], dict[str, Any]], path: str,
+             bodies: Sequence[Mapping[str, Any]], concurrency: int) -> list[dict[str, Any] | ServerError]:
+    """``post(path, body)`` for every body, at most ``concurrency`` in flight; results (or each
+    body's :class:`ServerError`) in order.  Shared by one server's client and the pool of several."""
+    def one(body: Mapping[str, Any]) -> dict[str, Any] | ServerError:
+        try:
+            return post(path, body)
+        except ServerError as exc:
+            return exc
+
+    if len(bodies) <= 1 or concurrency == 1:
+        return [one(b) for b in bodies]
+    with ThreadPoolExecutor(min(concurrency, len(bodies))) as pool:
+        return list(pool.map(one, bodies))
