@@ -9,10 +9,23 @@ build fails: CI sets it).  ``HARNESS_NORMALIZE_PURE=1`` builds a pure-Python whe
 Editable installs are never compiled (a checkout runs its own source).
 
 The modules are listed in ``[tool.hatch.build.targets.wheel.hooks.custom] compile`` in
-pyproject.toml.  Each must define no pydantic model (pydantic cannot read a compiled class's
-methods) and carry no docstring anything reads at run time (a compiled function has none):
-the rules' params live in ``_*_params`` modules, and ``normalize rules`` reads a compiled
-rule's docstring from its source file.  A compiled function checks its arguments' declared
+pyproject.toml: the rule modules, their shared machinery (``normalize/rules/_speed.py``,
+``_fences.py``), the choice and math parsers and the scanners they call.  What the build asks
+of the source, all of it here:
+
+* a compiled module defines no pydantic model: mypyc cannot compile one (a field such as
+  ``final_tiers: int = Field(default=2, ge=1)`` raises ``TypeError`` when the compiled module is
+  imported, and pydantic cannot read a compiled class's methods).  So the params models of the
+  compiled rules and parsers live in uncompiled ``_<module>_params.py`` files beside them
+  (``normalize/rules/_extract_params.py``, ``_extract_math_params.py``, ``_format_params.py``,
+  ``normalize/parsers/_choice_params.py``, ``_math_params.py``), which import nothing from the
+  rule modules; everyone imports a model from its params module (the rules package docstring
+  says the same for a reader of the rules);
+* nothing reads a compiled function's docstring at run time (it has none): ``normalize rules``
+  reads a compiled rule's docstring from the source file beside the extension;
+* a new rule module in ``normalize/rules/`` that is hot goes into the ``compile`` list too
+  (``tests/test_compiled.py`` checks every listed module runs compiled and gives the source's
+  results).  A compiled function checks its arguments' declared
 types: called directly with a value its annotation excludes (``ParseContext(options=4.0)``,
 where ``Pack.run`` would have read the count as ``4``), it raises ``TypeError`` where the
 source raises ``ValueError`` or nothing; every call the package makes passes declared types

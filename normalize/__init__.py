@@ -11,12 +11,12 @@ from __future__ import annotations
 # Importing the built-in rule and parser modules registers them.
 from normalize import parsers as _parsers  # noqa: F401
 from normalize import rules as _rules  # noqa: F401
-from normalize._numbers import to_fraction as read_number
 from normalize._version import __version__
-from normalize.engine import Chain, Result, RuleSpec, TraceStep, make_spec, run_chain
+from normalize.core.engine import Chain, Result, RuleSpec, TraceStep, make_spec, run_chain
+from normalize.core.pack import Pack, load_pack
+from normalize.core.registry import REGISTRY, Params, ParseContext, Parsed, parser, rule
 from normalize.errors import PackError, RejectText, UsageError
-from normalize.pack import Pack, load_pack
-from normalize.registry import REGISTRY, Params, ParseContext, Parsed, parser, rule
+from normalize.values._numbers import to_fraction as read_number
 
 REGISTRY.check_embeds()
 

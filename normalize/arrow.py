@@ -1,18 +1,3 @@
-"""Parquet and Arrow rows: the public face of :mod:`normalize._arrow` (for ``scoring``'s Ray and
-Hugging Face integrations and harnesses); pyarrow is the ``arrow`` extra."""
+"""Public import path kept: the code lives in :mod:`normalize.io.arrow`."""
 
-from __future__ import annotations
-
-from normalize._arrow import (
-    FORMATS,
-    JSON_COLUMNS,
-    batch_rows,
-    decode_json_fields,
-    pyarrow,
-    read_rows,
-    row_bytes,
-    write_from_jsonl,
-)
-
-__all__ = ["FORMATS", "JSON_COLUMNS", "batch_rows", "decode_json_fields", "pyarrow", "read_rows", "row_bytes",
-           "write_from_jsonl"]
+from normalize.io.arrow import *  # noqa: F403

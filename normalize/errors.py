@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from normalize.status import Status
+
+#: The exit codes of the command line, beside the errors they report: 0 ok, 1 findings (a
+#: check or a threshold failed), 2 a usage or configuration error (:class:`UsageError` and its
+#: subclasses), 3 an unexpected exception (a bug), 130 stopped by Ctrl-C (128 + SIGINT, as
+#: shells report it).  A leaf, so that code below the command line (the streaming job) names
+#: them without importing it.
+EXIT_OK: Final = 0
+EXIT_FINDINGS: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_BUG: Final = 3
+EXIT_INTERRUPTED: Final = 130
 
 
 class NormalizeError(Exception):

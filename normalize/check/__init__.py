@@ -9,7 +9,7 @@ Four checks, each a function returning :class:`Finding` records (the CLI only re
   parser; a changed result is a finding unless the pack accepts it (``check.reverse.accept``).
 * :func:`check_safety` — each rule spec and parser on adversarial input kinds: exceptions,
   output blow-up, a CPU-time backstop, and superlinear growth of work from n to 2n
-  (load-independent: see :mod:`normalize._growth`).
+  (load-independent: see :mod:`normalize.limits._growth`).
 * :func:`check_version` — samples recorded with another pack hash, and which rules changed.
 
 :func:`analyze_rule` answers ``--rule NAME``; :func:`plan_update` backs ``--update``.  The
@@ -54,8 +54,8 @@ from normalize.check.safety import ADVERSARIAL, check_safety
 from normalize.check.samples import SamplesError, SampleSet, default_samples_dir, load_samples
 from normalize.check.update import UpdatePlan, apply_update, plan_update, sample_rules
 from normalize.check.version import check_version, diff_resolved, resolved_hash
+from normalize.core.pack import Pack
 from normalize.errors import CheckConfigError
-from normalize.pack import Pack
 
 
 @dataclass(frozen=True)

@@ -9,17 +9,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from normalize._json import canonical_json
 from normalize.check.samples import (
     Observed,
     SampleSet,
     as_json_data,
 )
-from normalize.engine import RuleSpec, UnknownRule
-from normalize.engine import build_spec as engine_build_spec
+from normalize.core.engine import RuleSpec, UnknownRule
+from normalize.core.engine import build_spec as engine_build_spec
+from normalize.core.pack import Pack, ParserSpec
+from normalize.core.registry import REGISTRY
 from normalize.errors import CheckConfigError
-from normalize.pack import Pack, ParserSpec
-from normalize.registry import REGISTRY
+from normalize.values._json import canonical_json
 
 CHECKS: Final = ("forward", "reverse", "safety", "version")
 DEFAULT_SAFETY_TIMEOUT: Final = 0.2

@@ -11,8 +11,8 @@ from normalize.check.samples import (
     OptInSample,
     SampleSet,
 )
-from normalize.engine import RuleFailure, apply_rule
-from normalize.pack import Pack
+from normalize.core.engine import RuleFailure, apply_rule
+from normalize.core.pack import Pack
 
 
 def apply_opt_in(row: OptInSample, resources: Mapping[str, Any], timeout: float) -> tuple[str | None, str, str | None]:

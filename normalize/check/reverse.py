@@ -22,10 +22,18 @@ from normalize.check.samples import (
     Sample,
     SampleSet,
 )
-from normalize.engine import Chain, RuleFailure, RuleSpec, apply_rule
+from normalize.core.engine import Chain, RuleFailure, RuleSpec, apply_rule
+from normalize.core.pack import Pack
+from normalize.core.registry import REGISTRY, STAGES
+from normalize.core.tasktypes import FAMILIES
 from normalize.errors import CheckConfigError
-from normalize.pack import Pack
-from normalize.registry import REGISTRY, STAGES, TASK_TYPES
+
+
+def in_scope(pack: Pack, rule: str, task_type: str) -> bool:
+    """Whether ``task_type`` of ``pack`` is in ``rule``'s scope: scopes name families, and a task
+    type the pack declares on a family (``yes_no`` on ``extractive_qa``) is in its family's."""
+    declared = pack.task_types.get(task_type)
+    return (declared.family if declared is not None else task_type) in scope_of(rule)
 
 
 @dataclass(frozen=True)
@@ -59,11 +67,13 @@ def accepted_leaks(pack: Pack) -> dict[tuple[str, str], Accept]:
         if rule not in REGISTRY.rules:
             close = difflib.get_close_matches(str(rule), list(REGISTRY.rules), n=1)
             raise CheckConfigError(f"{where}: unknown rule {rule!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
-        if task_type not in TASK_TYPES:
-            raise CheckConfigError(f"{where}: unknown task type {task_type!r}; known: {', '.join(TASK_TYPES)}")
+        declared = pack.task_types.get(task_type) if isinstance(task_type, str) else None
+        if declared is None and task_type not in FAMILIES:
+            known = ", ".join(dict.fromkeys([*FAMILIES, *pack.task_types]))
+            raise CheckConfigError(f"{where}: unknown task type {task_type!r}; known: {known}")
         if not isinstance(reason, str) or not reason.strip():
             raise CheckConfigError(f"{where}: reason must be a non-empty string")
-        if task_type in scope_of(rule):
+        if in_scope(pack, rule, task_type):
             raise CheckConfigError(f"{where}: {task_type} is in the scope of {rule}; only out-of-scope effects are accepted")
         if (rule, task_type) in out:
             raise CheckConfigError(f"{where}: {rule} on {task_type} is accepted twice")
@@ -133,9 +143,8 @@ def check_reverse(
     scope: the samples whose result would change if the rule leaked onto them."""
     findings: list[Finding] = []
     for spec in distinct_specs(pack):
-        scope = scope_of(spec.name)
         for task_type, rows in samples.by_type.items():
-            if task_type in scope:
+            if in_scope(pack, spec.name, task_type):
                 continue
             accept = accepts.get((spec.name, task_type))
             for change in leak_changes(pack, spec, task_type, rows, baseline[task_type]):
@@ -204,12 +213,11 @@ def analyze_rule(pack: Pack, samples: SampleSet, baseline: Baseline, spec: RuleS
     """Per task type, which samples ``spec`` would change: inserted into the chain of a type in
     its scope, or leaked onto the raw outputs of a type outside it (a finding)."""
     accepts = accepted_leaks(pack)
-    scope = scope_of(spec.name)
     per_type: list[RuleTypeReport] = []
     findings: list[Finding] = []
     for task_type, rows in samples.by_type.items():
         base = baseline[task_type]
-        if task_type in scope:
+        if in_scope(pack, spec.name, task_type):
             current = pack.task_types[task_type]
             trial = replace(
                 pack,

@@ -2,7 +2,7 @@
 
 Per kind, one run at a fixed size looks for exceptions, blown-up output and a run past a
 CPU-time backstop; then the growth of work from n to 2n (CPU time of this thread, medians of
-alternating runs) must stay below ×3 (:mod:`normalize._growth`).  No absolute wall-clock time
+alternating runs) must stay below ×3 (:mod:`normalize.limits._growth`).  No absolute wall-clock time
 decides a finding and no measured figure enters its text, so the findings are the same on an
 idle and on a saturated machine.
 """
@@ -14,8 +14,6 @@ from typing import Final
 
 from tqdm import tqdm
 
-from normalize._growth import KINDS, Builder, probe
-from normalize._json import canonical_json
 from normalize.check.findings import (
     DEFAULT_SAFETY_BUDGET,
     DEFAULT_SAFETY_TIMEOUT,
@@ -23,9 +21,11 @@ from normalize.check.findings import (
     distinct_parsers,
     distinct_specs,
 )
+from normalize.core.pack import Pack
+from normalize.core.registry import REGISTRY, ParseContext
 from normalize.errors import RejectText
-from normalize.pack import Pack
-from normalize.registry import REGISTRY, ParseContext
+from normalize.limits._growth import KINDS, Builder, probe
+from normalize.values._json import canonical_json
 
 #: Adversarial input kinds: (name, builder of a text of about ``size`` characters).
 ADVERSARIAL: Final[tuple[tuple[str, Builder], ...]] = KINDS
@@ -40,7 +40,7 @@ def check_safety(
 ) -> list[Finding]:
     """Each distinct rule spec and parser on each adversarial input kind: exceptions, output
     blow-up, a CPU-time backstop of ``budget`` seconds per call, and superlinear growth of work
-    (:func:`normalize._growth.probe`).  ``timeout`` is the per-call limit of user-supplied
+    (:func:`normalize.limits._growth.probe`).  ``timeout`` is the per-call limit of user-supplied
     patterns (built-in ones run without one)."""
     findings: list[Finding] = []
     specs, parsers = distinct_specs(pack), distinct_parsers(pack)

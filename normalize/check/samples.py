@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from normalize.pack import Pack
-from normalize.registry import REGISTRY, TASK_TYPES
-from normalize.row import read_lang, read_options_value
+from normalize.core.pack import Pack
+from normalize.core.registry import REGISTRY
+from normalize.core.tasktypes import FAMILIES
+from normalize.io.row import read_lang, read_options_value
 
 OPT_IN_FILE: Final = "opt_in.jsonl"
 RECORDED_FILE: Final = "_recorded.json"
@@ -165,7 +166,7 @@ def _parse_expected(value: Any, path: Path, line: int) -> Observed | None:
 
 
 def _parse_options(value: Any, path: Path, line: int) -> tuple[str, ...] | int | None:
-    """A sample's options, read by the one reader of options (:func:`normalize.row.read_options_value`)."""
+    """A sample's options, read by the one reader of options (:func:`normalize.io.row.read_options_value`)."""
     try:
         return read_options_value(value)
     except ValueError as exc:
@@ -214,7 +215,7 @@ def _parse_schema(value: Any, path: Path, line: int) -> Mapping[str, Any] | str 
     raise _fail(path, line, f"schema must be a JSON Schema object, a schema name or null, got {value!r}")
 
 
-def _parse_opt_in(path: Path, line: int, data: dict[str, Any]) -> OptInSample:
+def _parse_opt_in(path: Path, line: int, data: dict[str, Any], known: Sequence[str]) -> OptInSample:
     unknown = set(data) - _OPT_IN_KEYS
     if unknown:
         raise _fail(path, line, f"unknown keys {sorted(unknown)}; an opt-in row has {sorted(_OPT_IN_KEYS)}")
@@ -227,8 +228,8 @@ def _parse_opt_in(path: Path, line: int, data: dict[str, Any]) -> OptInSample:
     if not isinstance(params, dict):
         raise _fail(path, line, f"sample {sample_id}: params must be an object, got {params!r}")
     task_type = data.get("task_type")
-    if task_type not in TASK_TYPES:
-        raise _fail(path, line, f"sample {sample_id}: task_type must be one of {TASK_TYPES}, got {task_type!r}")
+    if task_type not in known:
+        raise _fail(path, line, f"sample {sample_id}: task_type must be one of {tuple(known)}, got {task_type!r}")
     text = data.get("input")
     if not isinstance(text, str):
         raise _fail(path, line, f"sample {sample_id}: input must be a string, got {text!r}")
@@ -253,19 +254,21 @@ def load_samples(directory: str | Path, pack: Pack) -> SampleSet:
     skipped: list[str] = []
     seen_ids: dict[str, Path] = {}
     opt_in: list[OptInSample] = []
+    # the declared task types, then the pack's own (``task_types: {yes_no: {family: ...}}``)
+    known = tuple(dict.fromkeys([*FAMILIES, *pack.task_types]))
     for path in sorted(root.glob("*.jsonl")):
         stem = path.stem
         if path.name == OPT_IN_FILE:
             for line, data in _read_rows(path):
-                row = _parse_opt_in(path, line, data)
+                row = _parse_opt_in(path, line, data, known)
                 if row.id in seen_ids:
                     raise _fail(path, line, f"sample id {row.id!r} is also used in {seen_ids[row.id]}")
                 seen_ids[row.id] = path
                 opt_in.append(row)
             continue
-        if stem not in TASK_TYPES:
+        if stem not in known:
             raise SamplesError(
-                f"{path}: a samples file is named <task type>.jsonl or {OPT_IN_FILE}; task types are {', '.join(TASK_TYPES)}"
+                f"{path}: a samples file is named <task type>.jsonl or {OPT_IN_FILE}; task types are {', '.join(known)}"
             )
         if stem not in pack.task_types:
             skipped.append(stem)
@@ -338,7 +341,7 @@ def pins_for(pack: Pack, previous: Mapping[str, Any] | None = None) -> dict[str,
     import hashlib
     import unicodedata
 
-    from normalize._json import canonical_json
+    from normalize.values._json import canonical_json
 
     resolved = dict(pack.resolved())
     resolved.pop("unicode", None)

@@ -18,8 +18,8 @@ from normalize.check.samples import (
     write_recorded,
     write_rows,
 )
-from normalize.pack import Pack
-from normalize.registry import REGISTRY
+from normalize.core.pack import Pack
+from normalize.core.registry import REGISTRY
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from normalize._json import canonical_json
 from normalize.check.findings import Finding, _short
 from normalize.check.samples import (
     SampleSet,
 )
-from normalize.pack import Pack
-from normalize.registry import REGISTRY
+from normalize.core.pack import Pack
+from normalize.core.registry import REGISTRY
+from normalize.values._json import canonical_json
 
 
 def resolved_hash(resolved: Mapping[str, Any]) -> str:

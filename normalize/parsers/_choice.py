@@ -23,8 +23,9 @@ states anything decides (a later tier is never consulted to break a tie):
    ``正确的是B``.  They are weak because step-by-step analyses write them for every option.
 5. **The output is the answer**: a lone letter with optional punctuation, brackets, quotes
    or markdown (``B``, ``(B)``, ``**B**``, ``b.``, ``: B``), an upper-case letter that opens
-   the output as ``(B) …``, ``B. …``, ``B) …``, ``B: …``, ``B不是A``, ``B, not A``, or a whole
-   output equal to an option's text.
+   the output as ``(B) …``, ``B. …``, ``B) …``, ``B: …``, ``B不是A``, ``B, not A`` — unless the
+   next option is labelled after it (``A) 3\nB) 4``: the list restated) — or a whole output
+   equal to an option's text.
 
 Invisible format characters (zero-width spaces and joiners, bidi marks, the BOM) are dropped
 first, so ``The answer is\u200b B`` states B whatever the chain before the parser did.
@@ -39,7 +40,8 @@ One statement naming two different letters — ``A or B``, ``A and C``, ``A, C``
 ``AB`` — is ``contradictory``.  A negated letter is not stated: ``The answer is D, not A`` →
 ``D`` (also ``rather than``, ``instead of``, ``而不是``, ``不是``); a marker followed by a
 negated letter states the letter given instead: ``The answer is not B; it is C.`` → ``C``,
-``答案不是B，而是C`` → ``C``.  Several statements with the same letter give that letter.  A
+``答案不是B，而是C`` → ``C``.  A marker's letter that a verdict follows is judged, not stated:
+``Answer: C is wrong, B is right`` and ``Réponse : A est faux`` state nothing.  Several statements with the same letter give that letter.  A
 statement taken back by a retraction before a later statement (``ANSWER: A\\nWait, that is
 wrong.\\nANSWER: B``, ``等等，不对``) no longer counts.  Several remaining statements with
 different letters are ``contradictory`` under ``conflict="contradictory"`` (the default, as in
@@ -79,20 +81,12 @@ from typing import Final, NamedTuple
 import regex
 
 from normalize import status as st
-from normalize._literals import fold
-from normalize._phrases import RETRACTION as _RETRACTION
-from normalize._phrases import RETRACTION_WORDS
-from normalize._regex import char_finder, char_table, compile_pattern
-from normalize.parsers._choice_params import (
-    MAX_OPTIONS as MAX_OPTIONS,
-)
-from normalize.parsers._choice_params import (
-    MIN_OPTIONS as MIN_OPTIONS,
-)
-from normalize.parsers._choice_params import (
-    ChoiceParams as ChoiceParams,
-)
-from normalize.registry import ParseContext, Parsed, parser
+from normalize.core.registry import ParseContext, Parsed, parser
+from normalize.limits._literals import fold
+from normalize.limits._regex import char_finder, char_table, compile_pattern
+from normalize.parsers._choice_params import MAX_OPTIONS, MIN_OPTIONS, ChoiceParams
+from normalize.values._phrases import RETRACTION as _RETRACTION
+from normalize.values._phrases import RETRACTION_WORDS
 
 LETTERS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -106,7 +100,7 @@ _QUOTES: Final = str.maketrans(
     }
 )
 _DROP_QUOTES: Final = str.maketrans("", "", "\"'")
-#: ``str.translate(_QUOTES)``, done faster (:class:`normalize._regex.CharTable`).
+#: ``str.translate(_QUOTES)``, done faster (:class:`normalize.limits._regex.CharTable`).
 _QUOTE_TABLE: Final = char_table(_QUOTES)
 #: A superset of Unicode category Cf as :mod:`unicodedata` has it (the ``regex`` module's
 #: tables may be newer and hold a few more): no match means no format character to drop.
@@ -185,11 +179,29 @@ _HEDGES: Final = (
 _ALSO_BEFORE: Final = (
     r"(?i:\b(?:(?:could|might|may|would)\s+(?:also|equally)\s+be|or\s+(?:maybe|perhaps|possibly)|(?:also|equally)\s+(?:plausible|possible|likely|valid|correct)\s+(?:is|are)?)\s*(?:either\s+)?)",
     r"也(?:可能|可以|有可能)(?:是|选|为)\s*",
+    # an alternative hedged in brackets or after a comma: "B (maybe D)", "B, perhaps D", and
+    # "B oder vielleicht D", "B, ou peut-être D", "B o quizás D", "B ou talvez D"
+    r"(?i:(?:[(\[,;（][ \t]*(?:maybe|perhaps|possibly)|\boder[ \t]+(?:vielleicht|eventuell|möglicherweise)"
+    r"|\bou[ \t]+(?:peut-être|peut-etre|éventuellement|talvez|quiçá)|\bo[ \t]+(?:quizás?|tal[ \t]+vez|posiblemente|forse|magari)"
+    r"|\balternatively[ \t]*,?[ \t]*(?:(?:(?:it|the\s+answer)\s+(?:could|might|may)\s+be|it(?:'s|\s+is)|the\s+answer\s+is)(?!\w)"
+    # (a bare letter after it only where it ends its clause: not "Alternatively, A is ruled out")
+    r"|(?=[(\[]?[A-Z][)\]]?[ \t]*(?:$|[.,;!?\n。，；！？]))))[ \t]*,?[ \t]*)",
+    r"[,，;；(（][ \t]*(?:也许|或许)(?:是|为|选)?\s*",
+    # the other branch of a conditional answer: "B if x > 0, otherwise C", "否则是C"
+    # (not "otherwise it would be C": a reason for the answer, what would follow were it not so)
+    r"(?i:\b(?:otherwise|else)\b[ \t]*,?[ \t]*(?:(?:it(?:'s|\s+is)|the\s+answer\s+is)\s+)?)",
+    r"否则(?:的话)?\s*[,，]?\s*(?:答案)?(?:就|应该?)?(?:是|为|选)?\s*",
 )
 _ALSO_AFTER: Final = (
     r"(?<![A-Za-z0-9])(?:(?i:option|choice)\s+|选项\s*)?(?P<open>[(\[【]?)(?P<letter>[A-Z])(?P<close>[)\]】]?)"
-    r"(?:(?i:\s+(?:is|seems|looks|would\s+be)\s+(?:also|equally)\s+(?:plausible|possible|correct|right|valid|likely|reasonable|acceptable|defensible|true))\b"
-    r"|\s*(?:选项|项)?\s*也(?:是)?(?:正确(?!率|与否)|对(?:的)?(?=$|[\s,.;!?，。；！？、])|可以(?=$|[\s,.;!?，。；！？、])|有可能正确|可能正确))"
+    r"(?:(?i:\s+is\s+also\s+an?\s+(?:strong|good|possible|valid|plausible|likely|reasonable|serious|viable)\s+(?:candidate|option|answer|choice|contender)"
+    r"|\s+(?:is|seems|looks|would\s+be)\s+(?:also|equally)\s+(?:plausible|possible|correct|right|valid|likely|reasonable|acceptable|defensible|true)|\s+(?:is|(?:could|might|may)\s+(?:also\s+)?be)\s+(?:plausible|possible|correct|right|valid|true)\s+(?:too|as\s+well)"
+    r"|\s+(?:could|might|may)\s+(?:also|equally)\s+be\s+(?:plausible|possible|correct|right|valid|true|the\s+answer|an?\s+(?:option|answer)))\b"
+    r"|(?i:\s+(?:ist|wäre|könnte)\s+(?:auch|ebenfalls)\s+(?:möglich|richtig|korrekt|plausibel|denkbar)"
+    r"|\s+(?:est|serait|pourrait\s+être)\s+aussi\s+(?:possible|correcte?|juste|plausible)"
+    r"|\s+(?:también\s+(?:es|sería|podría\s+ser)|es\s+también)\s+(?:posible|correcta?|válida?|plausible))(?!\w)"
+    r"|\s*(?:选项|项)?\s*也(?:是)?(?:正确(?!率|与否)|对(?:的)?(?=$|[\s,.;!?，。；！？、)）】\]])|可以(?=$|[\s,.;!?，。；！？、)）】\]])|有可能正确|可能正确"
+    r"|(?:有)?可能(?:是对的)?(?=$|[\s,.;!?，。；！？、)）】\]])))"
 )
 
 # After a negated letter, the letter stated instead: "not B; it is C", "不是B，而是C".
@@ -215,7 +227,9 @@ _NEGATION: Final = (
     r"[ \t]*[,;(，；（]?[ \t]*(?:(?i:(?:but|and)\s+)?(?i:not|non|nicht|rather\s+than|instead\s+of)\b|而不是|而非|不是|并非)"
 )
 _CONJUNCTION: Final = (
-    r"[ \t]*(?:(?i:and/or|or|and|as\s+well\s+as|plus)\b|&|\+|和|或者?|与|及|以及|跟)"
+    r"[ \t]*(?:(?i:and/or|or|and|as\s+well\s+as|plus)\b|&|\+|和|或者?|与|及|以及|跟"
+    # an alternative after a comma or in brackets: "B, or D", "B (or D)", "B，或者D", "B（或D）"
+    r"|[,，(（][ \t]*(?:(?i:or|oder|ou|o|oppure)\b|或者?))"
 )
 _COMMA: Final = r"[ \t]*[,/、，]"
 
@@ -242,6 +256,22 @@ _START: Final = (
 _LONE: Final = r"\A[\s\"'(\[【{<:]*(?P<l>[A-Za-z])[\s\"')\]】}>.。,，!！:]*\Z"
 
 _STATEMENT_END: Final = r"[ \t]*(?:$|\n|[.,;:!?。，；：！？)\]】(（]|(?i:because|since|as)\b|因为|由于)"
+#: After a marker's letter, a verdict that it is wrong: "Answer: C is wrong", "A est faux",
+#: "B ist falsch", "A是错误的" — the marker introduces the judgement of an option, not the answer.
+_JUDGED_WRONG: Final = (
+    r"[ \t]*[-:–—]?[ \t]*(?:"
+    r"(?i:(?:is|are|was|seems|would\s+be)\s+(?:(?:also|clearly|definitely|obviously|certainly|simply)\s+)?"
+    r"(?:incorrect|wrong|false|invalid|ruled\s+out|eliminated|excluded|not\s+(?:the\s+)?(?:correct|right|true|valid|answer))\b"
+    r"|ist\s+(?:falsch|nicht\s+richtig|inkorrekt)\b|est\s+(?:faux|fausse|incorrecte?)\b"
+    r"|es\s+(?:falsa|falso|incorrecta|incorrecto)\b|(?:é|è)\s+(?:falsa|falso|errata|errato|incorreta|sbagliata)\b)"
+    r"|(?:是|为)?(?:错误|错的|不对|不正确))"
+)
+#: After a marker's letter, a verb that describes the option: "Answer: Option A says x, option B
+#: says y; B is right", "答案：选项A说的是x" — the marker opens an analysis, not the answer.
+_DESCRIBED: Final = (
+    r"[ \t]*(?:(?i:(?:says|states|claims|suggests|describes|refers\s+to|argues|assumes|asserts|proposes|mentions)\b)"
+    r"|说的是|说|表示|认为|指的是|描述|提到)"
+)
 _NEGATED_START: Final = r"[ \t]*(?:(?i:not|n't)\b|不是|并非)"
 _CLAUSE_END: Final = r"[,，;；.!?。！？:：](?=\s|$)|[。！？；，]|\n"
 _NEGATED_BEFORE: Final = r"(?:\bnot|\brather\s+than|\binstead\s+of|而不是|而非|不是|并非)\s*$"
@@ -320,7 +350,7 @@ def _words(projected: bytes) -> frozenset[bytes]:
 
 
 #: Literal pre-checks for the statement patterns: every match of the pattern holds, for each
-#: group, one of its literals — as :func:`normalize._literals.fold` folds the text (``(?i)``
+#: group, one of its literals — as :func:`normalize.limits._literals.fold` folds the text (``(?i)``
 #: matches only the ASCII letters, ``İ``, ``K`` and ``ſ`` there; folding keeps every character
 #: one character, so positions agree).  A text that lacks a group skips the scan.  The ASCII
 #: literals are looked up in :func:`_projected`, the others (CJK, which nothing folds to) in the
@@ -351,7 +381,16 @@ _NEEDS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
     # (could|might|may|would) (also|equally) be; or (maybe|perhaps|possibly); (also|equally) plausible…
     _ALSO_BEFORE[0]: (("also", "equally", "maybe", "perhaps", "possibly"),),
     _ALSO_BEFORE[1]: (("也",),),
-    _ALSO_AFTER: (("也", "also", "equally"),),
+    # maybe/perhaps/possibly; vielleicht, eventuell, möglicherweise; peut-être, éventuellement,
+    # talvez, quiçá; quizás, tal vez, posiblemente (the ASCII run of each)
+    _ALSO_BEFORE[2]: (
+        ("maybe", "perhaps", "possibly", "vielleicht", "eventuell", "glicherweise", "peut", "ventuellement", "tal", "qui", "posiblemente",
+         "forse", "magari", "alternatively"),
+    ),
+    _ALSO_BEFORE[3]: (("也", "或"),),
+    _ALSO_BEFORE[4]: (("otherwise", "else"),),
+    _ALSO_BEFORE[5]: (("否",),),
+    _ALSO_AFTER: (("也", "also", "equally", "too", "well", "auch", "ebenfalls", "aussi", "también"),),
     _RETRACTION: (RETRACTION_WORDS,),
 }
 
@@ -392,9 +431,66 @@ _SCREENS: Final[dict[str, tuple[tuple[bytes | None, re.Pattern[bytes]], ...]]] =
         (b"this", _screen(r"this(?:'s|\s+(?:is|must|should|has|would))")),
     ),
     _CONCLUSIONS[2]: ((None, _screen(r"it\s+(?:must|has|should)")),),
+    # r[ée]ponse (é is ? in the projection), respuesta, resposta, risposta, antwort: one of them
+    # is in every match ("sp" of _NEEDS is in much English prose: "spends", "special")
+    _MARKERS[10]: tuple((None, _screen(word)) for word in ("ponse", "respuesta", "resposta", "risposta", "antwort")),
     _WEAK[0]: ((None, _screen(r"is\s+(?:the\s+)?(?:correct|right)")),),
     _WEAK[1]: ((None, _screen(r"is\s+(?:the\s+)?(?:only\s+)?(?:correct|right|valid|true)")),),
 }
+
+#: A function that gives, in order, every place in :func:`_projected` bytes where a pattern's
+#: match can start (a :data:`_STARTS` entry too irregular for a word list or one locator).
+_Locator = Callable[[bytes], list[int]]
+#: ``_CONCLUSIONS[1]``'s clause after a line start or a stop, in :func:`_projected` bytes: the stop
+#: (``?`` is every non-ASCII character there, ``\x00`` a ``?``), blanks, it/this.
+_IT_AFTER_STOP: Final = re.compile(rb"[\n.;,!:\x00?][ \t]*(?:it|this)")
+#: ``_CONCLUSIONS[1]``'s ``I/we (would) think …`` lead, in :func:`_projected` bytes (``\s`` as
+#: :func:`_screen` reads it).
+_I_THINK: Final = re.compile(rb"(?:i|we)(?:'d|[\s\x1c-\x1f?]+would)?[\s\x1c-\x1f?]+(?:think|believe|guess|say|conclude)")
+_THINK_WORDS: Final = frozenset({b"think", b"believe", b"guess", b"say", b"conclude"})
+
+
+def _it_starts(projected: bytes) -> list[int]:
+    """Every place a match of ``_CONCLUSIONS[1]`` can start, in order: the text's start, right
+    after a newline or a stop that blanks and it/this follow, and an ``I``/``we`` with no ASCII
+    word character before it that ``(would) think`` (believe, guess, say, conclude) follows —
+    only when one of those verbs is a word of the text (the pattern bounds it with blanks)."""
+    found = [0]
+    found.extend(_after_stop_starts(projected))
+    if not _words(projected).isdisjoint(_THINK_WORDS):
+        for m in _I_THINK.finditer(projected):
+            at = m.start()
+            if at == 0 or projected[at - 1] not in _ASCII_WORD:
+                found.append(at)
+        found = sorted(set(found))
+    return found
+
+
+#: The stops of :data:`_IT_AFTER_STOP`, and the blanks it lets follow them.
+_IT_STOPS: Final = frozenset(b"\n.;,!:\x00?")
+_IT_BLANKS: Final = frozenset(b" \t")
+
+
+def _after_stop_starts(projected: bytes) -> list[int]:
+    """Where each match of :data:`_IT_AFTER_STOP` in ``projected`` starts, plus one (right after
+    its stop), in order — found from the words: each ``it`` or ``this``, back over blanks, right
+    after a stop.  (A scan for the stops, which a text with CJK — a ``?`` each — holds at most
+    places, tries the pattern at each of them.)  A match is a stop, blanks, ``it``/``this``; no
+    stop lies inside one, so ``finditer`` gives every stop that blanks and the word follow, each
+    found here once, from the word's own place."""
+    found: list[int] = []
+    for word in (b"it", b"this"):
+        at = projected.find(word)
+        while at >= 0:
+            start = at
+            while start > 0 and projected[start - 1] in _IT_BLANKS:
+                start -= 1
+            if start > 0 and projected[start - 1] in _IT_STOPS:
+                found.append(start)
+            at = projected.find(word, at + 1)
+    found.sort()
+    return found
+
 
 #: Where matches start, for patterns that open with ``\b`` and one of a few words that prose
 #: holds often ("so", "answering"): every match starts at an occurrence of one of these words
@@ -405,8 +501,9 @@ _SCREENS: Final[dict[str, tuple[tuple[bytes | None, re.Pattern[bytes]], ...]]] =
 #: must end at a word boundary (the pattern has ``\b`` or ``\s`` right after it, and after
 #: each word of the second element: then both are looked up in :func:`_words`); or, in
 #: place of the words, a stdlib pattern whose matches in :func:`_projected` start at every place
-#: a match can start (it opens with the word and asks for what the pattern needs next).
-_STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[bytes], tuple[str, ...], bool]]] = {
+#: a match can start (it opens with the word and asks for what the pattern needs next), or a
+#: :data:`_Locator`.
+_STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[bytes] | _Locator, tuple[str, ...], bool]]] = {
     # answer, then blanks and a verb, : = a line break or a dash (– and — are ? in the projection)
     _MARKERS[0]: (re.compile(rb"answer(?=[ \t]*(?:is|would|should|must|has|will|[:=\n?-]))"), (), False),
     _CONCLUSIONS[0]: (
@@ -414,6 +511,9 @@ _STARTS: Final[dict[str, tuple[tuple[str, ...] | re.Pattern[bytes], tuple[str, .
         ("conclusion", "summary", "conclude"),
         True,
     ),
+    # a line start or a stop, blanks, it/this; or I/we (would) think … ("it is" fills
+    # option-by-option reasoning: without start places the whole text is scanned at every place)
+    _CONCLUSIONS[1]: (_it_starts, (), False),
     _HEDGES[0]: (("might", "may", "could"), (), True),
     _HEDGES[1]: (("possibly", "perhaps", "maybe"), (), False),
     _WEAK[0]: (("option", "choice"), (), True),
@@ -446,7 +546,7 @@ class _Plan(NamedTuple):
     #: (looked up in the text: no other character folds to them)
     needs: tuple[tuple[tuple[bytes, ...], tuple[str, ...]], ...]
     screens: tuple[tuple[bytes | None, re.Pattern[bytes]], ...] | None
-    starts: tuple[tuple[bytes, ...] | re.Pattern[bytes], tuple[bytes, ...], bool] | None
+    starts: tuple[tuple[bytes, ...] | re.Pattern[bytes] | _Locator, tuple[bytes, ...], bool] | None
 
 
 def _plan(pattern: str) -> _Plan:
@@ -462,7 +562,7 @@ def _plan(pattern: str) -> _Plan:
         None
         if starts is None
         else (
-            starts[0] if isinstance(starts[0], re.Pattern) else tuple(w.encode() for w in starts[0]),
+            tuple(w.encode() for w in starts[0]) if isinstance(starts[0], tuple) else starts[0],
             tuple(w.encode() for w in starts[1]),
             starts[2],
         ),
@@ -510,14 +610,19 @@ def _finditer(
     if starts is not None:
         starts_at, unless, whole = starts
         whole = whole and whole_text
-        if whole and not isinstance(starts_at, re.Pattern):  # only the words the text holds
+        if whole and isinstance(starts_at, tuple):  # only the words the text holds
             present = _words(projected)
             starts_at = tuple(word for word in starts_at if word in present)
             missing = present.isdisjoint(unless)
         else:
             missing = not any(word in projected for word in unless)
         if missing:
-            return _matches_at(compiled, text, _word_starts(projected, starts_at, whole), pos, endpos, keep)
+            places = (
+                _word_starts(projected, starts_at, whole)
+                if isinstance(starts_at, (tuple, re.Pattern))
+                else starts_at(projected)
+            )
+            return _matches_at(compiled, text, places, pos, endpos, keep)
     return compiled.finditer(text, pos, endpos)
 
 
@@ -634,7 +739,7 @@ class _Statement:
 # --------------------------------------------------------------------------- the parser
 
 
-@parser("choice", version=2, params=ChoiceParams)
+@parser("choice", version=3, params=ChoiceParams)
 def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
     """The upper-case option letter the output states, or ``None`` with a status.
 
@@ -718,6 +823,12 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
                 also += _also_after(prepared, timeout)
                 taken = {c.at for c in chosen}
                 chosen += [a for a in also if a.at > chosen[0].at and a.at not in taken]
+                if index == 2 and any(_offered_as_alternative(prepared, c.at) for c in chosen):
+                    return Parsed(
+                        None,
+                        st.CONTRADICTORY,
+                        "a hedged alternative ('or maybe D') offered to an answer stated before it",
+                    )
             return _decide(sorted(chosen, key=lambda c: c.at), count, params.conflict)
     return Parsed(
         None,
@@ -878,9 +989,25 @@ def prepare_text(text: str, *, timeout: float) -> str:
     composed = unicodedata.normalize("NFKC", visible)
     if not _holds_prepare_char(composed):  # no quote to unify, no backslash, no mark: as it is
         return composed
-    folded = _QUOTE_TABLE.translate(composed)
-    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded) if "\\" in folded else folded
-    return compile_pattern(_DECORATION).sub("", unwrapped) if _DECORATION_CHARS.search(unwrapped) else unwrapped
+    folded = _QUOTE_TABLE.translate(composed) if _holds_quote(composed) else composed
+    unwrapped = compile_pattern(_LATEX_TEXT).sub(r"\1", folded) if _may_wrap_text(folded) else folded
+    if not _DECORATION_CHARS.search(unwrapped):
+        return unwrapped
+    if "_" not in unwrapped and not any(pair in unwrapped for pair in _MATH_DELIMITERS):
+        # only the one-character marks can match: what the scan drops, dropped by replace
+        return unwrapped.replace("*", "").replace("`", "").replace("$", "")
+    return compile_pattern(_DECORATION).sub("", unwrapped)
+
+
+#: The two-character math delimiters :data:`_DECORATION` drops (its other matches are ``* ` $``
+#: and runs of ``_``).
+_MATH_DELIMITERS: Final = ("\\(", "\\)", "\\[", "\\]")
+
+
+def _may_wrap_text(text: str) -> bool:
+    """Whether :data:`_LATEX_TEXT` may match: each of its commands opens with one of these
+    (LaTeX in reasoning is mostly ``\\frac``, ``\\times``: no ``\\text``-like command)."""
+    return "\\" in text and ("\\text" in text or "\\math" in text or "\\mbox" in text)
 
 
 #: UTF-8 bytes that start no format character (Unicode category Cf): every byte but the lead
@@ -897,6 +1024,22 @@ def _may_hold_format_char(text: str) -> bool:
     no byte that starts one (:data:`_NO_FORMAT_BYTES`; a byte-table pass, faster than the
     ``regex`` scan for category Cf on CJK text)."""
     return bool(text.encode("utf-8", "surrogatepass").translate(None, _NO_FORMAT_BYTES))
+
+
+#: The characters :data:`_QUOTE_TABLE` maps.
+_QUOTE_CHARS: Final = tuple(_QUOTE_TABLE.table)
+
+
+def _holds_quote(text: str) -> bool:
+    """Whether a character :data:`_QUOTE_TABLE` maps occurs in ``text`` (else its ``translate``
+    leaves the text as it is): on a long text one ``in`` test each (memchr scans: their low
+    bytes are rare) is several times faster than the table's class scan."""
+    if len(text) <= 64:
+        return _QUOTE_TABLE.present(text)
+    for char in _QUOTE_CHARS:
+        if char in text:
+            return True
+    return False
 
 
 #: The characters :data:`_PREPARE_CHARS` finds, one by one.
@@ -1099,6 +1242,40 @@ def _unled(text: str) -> _Unled | None:
     raw, projected, folded = _ascii_views(text)
     if folded:  # rare: (?i) reads İ ı ſ K as ASCII letters
         return None
+    if _refused_at_a_glued_capital(text, raw, projected):
+        return None  # what the scan below finds at that letter, found first
+    return _unled_scan(text, raw, projected)
+
+
+#: An upper-case ASCII letter right after a character the encoding of :func:`_ascii_views`
+#: makes ``?`` (any non-ASCII character but ``。、】``): ``选项C``, ``答B``.
+_GLUED_CAPITAL: Final = re.compile(rb"\?[A-Z]")
+
+
+def _refused_at_a_glued_capital(text: str, raw: bytes, projected: bytes) -> bool:
+    """True only where :func:`_unled_scan` refuses the text: a run of upper-case ASCII letters
+    right after a non-ASCII character that is no blank, opener (``【``) or stop (``！？；``),
+    with no ASCII letter after the run (``选项C：``).  The scan reaches that run (it refuses or
+    goes through every run); the run is not inside a word (the character before it is no ASCII
+    letter as projected), so it asks :func:`_after_no_lead` at its start, which stops at once at
+    that character: no stop, blank or opener, and no ASCII letter — refused.  Chinese reasoning
+    names options so on most lines, where the scan would first read every letter before."""
+    size = len(raw)
+    for found in _GLUED_CAPITAL.finditer(raw):
+        at = found.start() + 1
+        before = text[at - 1]
+        if before.isspace() or before in _TOKEN_OPENERS or before in _NO_LEAD_ENDS:
+            continue
+        end = at + 1
+        while end < size and 0x41 <= raw[end] <= 0x5A:
+            end += 1
+        if end == size or projected[end] not in _ASCII_LETTERS:
+            return True
+    return False
+
+
+def _unled_scan(text: str, raw: bytes, projected: bytes) -> _Unled | None:
+    """:func:`_unled` past its first refusals (``raw``, ``projected``: :func:`_ascii_views`)."""
     size = len(projected)
     reversed_ = (projected.translate(_FOLLOW_TABLE) + b"P")[::-1]  # reversed_[k] stands for projected[size - k], k >= 1
     for found in _LOWER_TOKEN_REVERSED.finditer(reversed_):
@@ -1182,14 +1359,32 @@ def _after_retraction(
         later = [s for s in tier(index) if s.at > mark]
         if later:
             return later
-    return statements
+    return statements + bare_after_retraction(text, mark)
+
+
+#: A bare letter that ends its clause: "(B).", "D", "it's C." after "no wait,".
+_BARE_LETTER: Final = (
+    r"(?<![A-Za-z0-9'’])(?<!(?i:option|choice|letter)\s)(?P<open>[(\[【]?)(?P<letter>[A-Z])(?P<close>[)\]】]?)(?=[ \t]*(?:$|\n|[.,;!?。，；！？]))"
+)
+
+
+def bare_after_retraction(text: str, mark: int) -> list[_Statement]:
+    """Bare letters after the retraction at ``mark`` that no tier reads as a statement ("The
+    answer is (C) — no wait, (B)."): they join the statements, so the retracted one gives way
+    to them (:func:`_unretracted`) rather than stand."""
+    found = []
+    for match in compile_pattern(_BARE_LETTER).finditer(text, mark):
+        if match["letter"] != "I" and _brackets_pair(match["open"], match["close"]):
+            found.append(_Statement(match.start("letter"), frozenset({LETTERS.index(match["letter"])})))
+    return found
 
 
 def _also_after(text: str, timeout: float) -> list[_Statement]:
     """Letters offered as a second answer: "(C) is also plausible", "C也正确"."""
     found = []
     for match in _finditer(_ALSO_AFTER, text):
-        if _brackets_pair(match["open"] or "", match["close"] or ""):
+        # "(C is also plausible)": a remark in brackets opened before the letter counts too
+        if _brackets_pair(match["open"] or "", match["close"] or "") or (match["open"] and not match["close"]):
             found.append(_Statement(match.start("letter"), frozenset({LETTERS.index(match["letter"])})))
     return found
 
@@ -1250,6 +1445,8 @@ def _whole_statements(text: str, count: int, options: tuple[str, ...], timeout: 
     if start is not None:
         group = "b" if start["b"] else "l"
         at = start.start(group)
+        if _lists_next_option(text, start[group], start.end()):
+            return []  # "A) 3\nB) 4\nC) 5": the options restated, not one chosen
         letters: frozenset[int] | None = frozenset({LETTERS.index(start[group])})
         if options:
             letters = _with_texts(text, frozenset({LETTERS.index(start[group])}), at, start.end(), count, options, timeout)
@@ -1260,6 +1457,69 @@ def _whole_statements(text: str, count: int, options: tuple[str, ...], timeout: 
     if run is not None and (letters_run := _letter_run(run["run"], count)):
         return [_Statement(run.start("run"), letters_run)]
     return []
+
+
+def _lists_next_option(text: str, letter: str, pos: int) -> bool:
+    r"""Whether the option after ``letter`` is labelled later in ``text`` as an option list
+    labels it (``B)``, ``(B)``, ``B.``, ``B:``, ``B`` alone on a line): a leading ``A) …`` is then
+    the list restated, not an answer.
+
+    >>> _lists_next_option("A) 3\nB) 4", "A", 2), _lists_next_option("A) 3 is right.", "A", 2)
+    (True, False)
+    """
+    if letter == "Z":
+        return False
+    label = re.escape(LETTERS[LETTERS.index(letter) + 1])
+    pattern = rf"(?<![A-Za-z0-9])(?:[(\[【][ \t]*{label}[ \t]*[)\]】]|{label}[.:)、\]])|(?m:^[\s#>\"'-]*{label}[ \t]*$)"
+    return compile_pattern(pattern).search(text, pos) is not None
+
+
+#: Before a hedge's letter: "… or maybe", "…, or perhaps it's", "… (maybe": the hedge offers an
+#: alternative to something the output put before it ("B... or maybe D", "Berlin, or maybe
+#: Madrid", "A (maybe B)").
+_OR_HEDGE: Final = (
+    r"(?i:(?:[^\s.!?。！？]|\.\.\.|…)[ \t]*(?:[,;]?[ \t]*\bor[ \t]+|[(\[,;][ \t]*)(?:maybe|perhaps|possibly)[ \t]*,?[ \t]*"
+    r"(?:(?:it(?:'s|\s+is)|the\s+answer\s+is)\s+)?(?:(?:option|choice)\s+)?[(\[【\"']?[ \t]*)\Z"
+)
+
+
+def _offered_as_alternative(text: str, at: int) -> bool:
+    """Whether the hedged letter at ``at`` follows ``or maybe`` after something else on its line.
+
+    >>> _offered_as_alternative("B... or maybe D", 14), _offered_as_alternative("Or maybe D.", 9)
+    (True, False)
+    """
+    return compile_pattern(_OR_HEDGE).search(text[max(0, at - 80) : at]) is not None
+
+
+def _restates_list(text: str, index: int, end: int, *, lower: bool = False) -> bool:
+    r"""Whether the option letter that ends at ``end`` labels the first of an option list: it is
+    a label (``A)``, ``(A)``, ``A.``, ``A:``) and, before any sentence ends, the next option is
+    labelled the same way on the same line or at the start of the next one.
+
+    >>> _restates_list("Answer: A) True B) False", 0, 10), _restates_list("Answer:\nA) 12\nB) 42", 0, 10)
+    (True, True)
+    >>> _restates_list("Answer: (A). (B) is wrong.", 0, 11), _restates_list("Answer: A) True", 0, 10)
+    (False, False)
+    """
+    if index + 1 >= len(LETTERS):
+        return False
+    own = compile_pattern(r"(?<=[)\]】])|[ \t]*[.:)\]](?=[ \t])").match(text, end)
+    if own is None:
+        return False
+    label = re.escape(LETTERS[index + 1].lower() if lower else LETTERS[index + 1])
+    nxt = compile_pattern(
+        rf"(?P<between>[^\n.;!?。；！？]*?)(?:[ \t]|\n[ \t]*)(?:[(\[【][ \t]*{label}[ \t]*[)\]】]|{label}[.:)\]])"
+        rf"(?=[ \t])(?![ \t]+{_REASONING_WORD})"
+    ).match(text, own.end())
+    return nxt is not None and compile_pattern(_REASONING_WORD).search(nxt["between"]) is None
+
+
+#: A word that makes the text between two labels reasoning about them, not an option list:
+#: "(A) because (B) fails", "A. B. is wrong".
+_REASONING_WORD: Final = (
+    r"(?i:\b(?:because|since|as|but|and|or|while|whereas|than|not|is|are|was|were|fails?|so|then|if|unlike|over|vs)\b)"
+)
 
 
 def _decide(statements: list[_Statement], count: int, conflict: str) -> Parsed:
@@ -1310,12 +1570,21 @@ def _statement_at(
             if read is None:  # the "letter" is the first word of an option's text
                 return _text_statement(text, at, options, timeout, anchored=True)
             letters = read
-        return _Statement(at, frozenset(letters | _continuation(text, end, count, timeout)[0]))
+        more, end = _continuation(text, end, count, timeout)
+        if compile_pattern(_JUDGED_WRONG).match(text, end):
+            return None  # "Answer: C is wrong, B is right": the letter is judged, not stated
+        if compile_pattern(_DESCRIBED).match(text, end):
+            return None  # "Answer: Option A says x, option B says y": the option described, not chosen
+        if not more and len(letters) == 1 and _restates_list(text, min(letters), end, lower=text[at].islower()):
+            return None  # "Answer: A) True B) False": the option list restated, not one chosen
+        return _Statement(at, frozenset(letters | more))
     if options:
         stated = _text_statement(text, pos, options, timeout)
         hit = _anchored_option(text, pos, options, timeout) if stated is not None else None
+        if hit is not None and compile_pattern(_JUDGED_WRONG).match(text, hit[2]):
+            return None  # "Answer: Paris is incorrect, it's Berlin": judged, not stated
         if stated is not None and hit is not None:  # "Paris (B)": the text and its letter must agree
-            label = compile_pattern(r"[ \t]*[(\[][ \t]*(?P<letter>[A-Z])[ \t]*[)\]]").match(text, hit[2])
+            label = compile_pattern(r"[ \t]*[(\[][ \t]*(?:(?i:option|choice)[ \t]+)?(?P<letter>[A-Z])[ \t]*[)\]]").match(text, hit[2])
             if label is not None:
                 return _Statement(stated.at, stated.letters | {LETTERS.index(label["letter"])})
         return stated
@@ -1438,7 +1707,7 @@ def _continuation(text: str, pos: int, count: int, timeout: float) -> tuple[froz
         strict = False
         if joined is None:
             joined = compile_pattern(_COMMA).match(text, pos)
-            strict = True
+            strict = joined is None or "/" not in joined[0]  # "B/D depending on …" names both
         if joined is None:
             break
         token = _read_token(text, joined.end(), count, timeout, strict_follow=strict)

@@ -1,9 +1,5 @@
-"""The params of the ``choice`` parser (a pydantic model) and the option counts it allows.
-
-Kept apart from :mod:`normalize.parsers._choice`, which the wheel compiles with
-mypyc: a compiled module keeps no docstrings, and pydantic cannot read a compiled class's
-methods.  Re-exported there.
-"""
+"""The params of the ``choice`` parser (a pydantic model) and the option counts it allows (why
+apart: :mod:`normalize.rules`)."""
 
 from __future__ import annotations
 
@@ -11,7 +7,7 @@ from typing import Final, Literal
 
 from pydantic import Field
 
-from normalize.registry import Params
+from normalize.core.registry import Params
 
 MIN_OPTIONS: Final = 2
 MAX_OPTIONS: Final = 26

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from normalize import status as st
-from normalize._json import JsonLimits, read_canonical
+from normalize.core.registry import ParseContext, Parsed, parser
 from normalize.errors import RejectText
-from normalize.registry import ParseContext, Parsed, parser
+from normalize.values._json import JsonLimits, read_canonical
 
 
 @parser("json", version=2, params=JsonLimits, embeds={"parse_json": 2})

@@ -72,8 +72,8 @@ import regex
 from pydantic import BeforeValidator, Field, model_validator
 
 from normalize import status as st
-from normalize._regex import compile_pattern
-from normalize.registry import Params, ParseContext, Parsed, as_tuple, parser
+from normalize.core.registry import Params, ParseContext, Parsed, as_tuple, parser
+from normalize.limits._regex import compile_pattern
 
 Verdict = str | int | float
 VerdictLabel = Literal["A", "B", "tie"]

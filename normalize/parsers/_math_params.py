@@ -1,15 +1,10 @@
-"""The params of the ``math`` parser (a pydantic model).
-
-Kept apart from :mod:`normalize.parsers._math`, which the wheel compiles with
-mypyc: a compiled module keeps no docstrings, and pydantic cannot read a compiled class's
-methods.  Re-exported there.
-"""
+"""The params of the ``math`` parser (a pydantic model; why apart: :mod:`normalize.rules`)."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from normalize.registry import Params
+from normalize.core.registry import Params
 
 
 class MathParams(Params):

@@ -18,7 +18,7 @@ What "final number" means, precisely:
    with spaces), when a decimal trails off (``0.333...``), and when there is no number at all.
    No arithmetic is ever done.
 
-5. Every token of that number's phrase is accounted for (:mod:`normalize._quantity`, the
+5. Every token of that number's phrase is accounted for (:mod:`normalize.values._quantity`, the
    accounting rule shared with the ``math`` parser): magnitude and number words are read
    (``4 thousand`` → 4000, ``2.5k``, ``3万5千``, ``two hundred and six``, ``eleven``), mixed
    numbers (``2 3/4`` → 11/4), a leading-dot decimal after prose, locales the digits prove
@@ -30,7 +30,7 @@ What "final number" means, precisely:
 The answer is canonical: integers ``42``, decimals without trailing zeros ``0.5``, ``-3``
 (never ``-0``), and a number written as a fraction is the reduced fraction (``2/4`` → ``1/2``,
 ``\\frac{4}{2}`` → ``2``); a decimal that is exact stays a decimal (``0.75``).  With
-``rational: decimal`` every value has one spelling instead (:func:`normalize._numbers.format_number`:
+``rational: decimal`` every value has one spelling instead (:func:`normalize.values._numbers.format_number`:
 ``3/4`` → ``0.75``, ``2/3`` stays ``2/3``).  The scorer compares values with ``to_fraction``.
 """
 
@@ -42,8 +42,10 @@ import regex
 from pydantic import model_validator
 
 from normalize import status as st
-from normalize._latex import unwrap_latex_numbers
-from normalize._numbers import (
+from normalize.core.registry import Params, ParseContext, Parsed, StrTuple, parser
+from normalize.limits._regex import compile_pattern
+from normalize.values._latex import unwrap_latex_numbers
+from normalize.values._numbers import (
     LATIN_WORD,
     PercentMode,
     apply_percent,
@@ -55,9 +57,8 @@ from normalize._numbers import (
     token_pattern,
     token_value,
 )
-from normalize._quantity import Refusal, fraction_slashes, read_phrase
-from normalize._regex import compile_pattern
-from normalize.registry import Params, ParseContext, Parsed, StrTuple, parser
+from normalize.values._quantity import Refusal, fraction_slashes, read_phrase
+from normalize.values._restated import restated_quantity
 
 
 class NumberParams(Params):
@@ -152,7 +153,7 @@ def _expression_reason(part: str, m: regex.Match[str], before: regex.Match[str] 
     return None
 
 
-@parser("number", version=2, params=NumberParams, embeds={"simplify_latex_numbers": 1, "convert_chinese_numerals": 1})
+@parser("number", version=3, params=NumberParams, embeds={"simplify_latex_numbers": 1, "convert_chinese_numerals": 1})
 def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
     """The final number of the answer in canonical form (see the module docstring).
 
@@ -170,6 +171,9 @@ def parse_number(text: str, params: NumberParams, ctx: ParseContext) -> Parsed:
     slashed = fraction_slashes(text)
     if isinstance(slashed, Refusal):
         return Parsed(None, st.NO_ANSWER, slashed.reason, {"refused": slashed.kind})
+    restated = restated_quantity(slashed)
+    if restated is not None:  # "1.5 kg (1500 g)", "42 minutes, which is 0.7 hours": 1.5 or 1500?
+        return Parsed(None, st.NO_ANSWER, restated, {"refused": "restated quantity"})
     part = _final_part(_prepare(slashed, timeout))
     accounted = read_phrase(part, ctx.lang, whole=True, spaces=" " in params.thousands)
     if isinstance(accounted, Refusal):

@@ -24,8 +24,8 @@ import unicodedata
 from typing import Any, Final
 
 from normalize import status as st
-from normalize._regex import compile_pattern
-from normalize.registry import NoParams, ParseContext, Parsed, parser
+from normalize.core.registry import NoParams, ParseContext, Parsed, parser
+from normalize.limits._regex import compile_pattern
 
 _ID: Final = r"[A-Za-z0-9_.:\-]+"
 _BRACKETED: Final = r"\[\s*+" + _ID + r"+\s*+\]"

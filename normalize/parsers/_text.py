@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from normalize import status as st
-from normalize.registry import NoParams, ParseContext, Parsed, parser
+from normalize.core.registry import NoParams, ParseContext, Parsed, parser
 
 
 @parser("text", version=1)

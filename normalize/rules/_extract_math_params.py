@@ -1,15 +1,10 @@
-"""The params of ``extract_math_answer`` (a pydantic model).
-
-Kept apart from :mod:`normalize.rules.extract_math`, which the wheel compiles with
-mypyc: a compiled module keeps no docstrings, and pydantic cannot read a compiled class's
-methods.  Re-exported there.
-"""
+"""The params of ``extract_math_answer`` (a pydantic model; why apart: :mod:`normalize.rules`)."""
 
 from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from normalize.registry import Params, StrTiers, StrTuple
+from normalize.core.registry import Params, StrTiers, StrTuple
 from normalize.rules._extract_params import AnswerMarkerParams
 
 

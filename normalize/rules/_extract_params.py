@@ -1,9 +1,4 @@
-"""The params of the extract rules (pydantic models).
-
-Kept apart from :mod:`normalize.rules.extract`, which the wheel compiles with
-mypyc: a compiled module keeps no docstrings, and pydantic cannot read a compiled class's
-methods.  Re-exported there.
-"""
+"""The params of the extract rules (pydantic models; why they live apart: :mod:`normalize.rules`)."""
 
 from __future__ import annotations
 
@@ -13,8 +8,9 @@ from typing import Annotated, Final, Literal
 import regex
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from normalize._regex import compile_pattern, user_compiled
-from normalize.registry import Params, StrTiers, StrTuple, as_tuple
+from normalize.core.registry import Params, StrTiers, StrTuple, as_tuple
+from normalize.limits._regex import compile_pattern, user_compiled
+from normalize.rules._speed import guarded
 
 
 class AnswerMarkerParams(Params):
@@ -60,13 +56,11 @@ class AnswerMarkerParams(Params):
     @field_validator("tiers")
     @classmethod
     def _patterns_compile(cls, tiers: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
-        from normalize.rules.extract import _guarded  # that module imports this one
-
         for tier in tiers:
             for pattern in tier:
                 if not pattern:
                     raise ValueError("an answer marker pattern must not be empty")
-                _guarded(pattern)  # raises ValueError naming a pattern that does not compile
+                guarded(pattern)  # raises ValueError naming a pattern that does not compile
         return tiers
 
 
@@ -140,7 +134,7 @@ class ExtractRegexParams(Params):
     The pattern is checked when the pack loads (it must compile and have the group) and, as a
     user-supplied pattern, runs under the pack's ``regex_timeout`` on every call: a pattern
     that backtracks catastrophically gives the row status ``error``, never a hang.  A pattern
-    proven linear when it is compiled (:mod:`normalize._regex_proof`) runs without the
+    proven linear when it is compiled (:mod:`normalize.limits._regex_proof`) runs without the
     timeout, as built-in patterns do: the same matches, without ~2.4 µs a call.
     """
 
@@ -172,7 +166,7 @@ class ExtractRegexParams(Params):
 
     def finditer(self, text: str, timeout: float) -> Iterator[regex.Match[str]]:
         """The pattern's matches in ``text``: under ``timeout`` seconds per call, or without a
-        timeout when the pattern is proven linear (:func:`normalize._regex.user_compiled`)."""
+        timeout when the pattern is proven linear (:func:`normalize.limits._regex.user_compiled`)."""
         compiled, linear = user_compiled(self.pattern, self._flag_bits() if self.flags else 0)
         if linear:
             return compiled.finditer(text)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from normalize._budget import check_budget
+from normalize.limits._budget import check_budget
 
 #: Stdlib ``re``: these patterns use only what ``re`` and ``regex`` read alike (``^``/``$`` at
 #: ``\n`` only, plain classes), and ``re`` matches them several times faster per call.

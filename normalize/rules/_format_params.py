@@ -1,9 +1,4 @@
-"""The params of the format rules (pydantic models).
-
-Kept apart from :mod:`normalize.rules.format`, which the wheel compiles with
-mypyc: a compiled module keeps no docstrings, and pydantic cannot read a compiled class's
-methods.  Re-exported there.
-"""
+"""The params of the format rules (pydantic models; why they live apart: :mod:`normalize.rules`)."""
 
 from __future__ import annotations
 
@@ -11,7 +6,7 @@ from typing import Literal
 
 from pydantic import field_validator
 
-from normalize.registry import Params, StrTuple
+from normalize.core.registry import Params, StrTuple
 
 
 class StripMarkdownParams(Params):

@@ -15,7 +15,8 @@ over all three kinds of statement, not three independent cuts:
 The last final statement wins, and it beats any earlier box (a final-answer sentence after a
 box is the answer; a box *inside* it is its value).  Two final statements, or two box
 statements, that state different values are ``contradictory``: the output is rejected, never
-resolved by position.  With no statement at all the whole text is kept for the parser, which
+resolved by position.  A final statement that a retraction right after it takes back for
+another number (``The answer is 5. Wait, no: 6.``) is ``contradictory`` too.  With no statement at all the whole text is kept for the parser, which
 reads the last number of a finished solution; a solution cut off mid-sentence
 (``… 19 × 2 = 38. Then we subtract the``) or an unclosed last box is ``no_answer``.
 
@@ -38,33 +39,34 @@ from typing import Any, Final, NamedTuple
 import regex
 
 from normalize import status as st
-from normalize._literals import anchored_text_locator, entangled, fold, project, text_locator_source
-from normalize._numbers import to_fraction
-from normalize._quantity import NUMBER_WORD
-from normalize._regex import char_finder, compile_pattern
+from normalize.core.registry import DEFAULT_TIMEOUT, AnnotatedText, rule
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText, rule
-from normalize.rules._extract_math_params import (
-    MathAnswerParams as MathAnswerParams,
+from normalize.limits._literals import (
+    anchored_text_locator,
+    entangled,
+    fold,
+    project,
+    text_locator_source,
 )
-from normalize.rules.extract import (
-    _BOX,
+from normalize.limits._regex import char_finder, compile_pattern
+from normalize.rules._extract_math_params import MathAnswerParams
+from normalize.rules._extract_params import AnswerMarkerParams
+from normalize.rules._speed import (
     _IN_PROJECTED,
     _IN_TEXT,
-    AnswerMarkerParams,
     _alternation,
-    _answer_span,
-    _box_span,
-    _brace_pairs,
-    _closing_brace,
     _located,
-    _outside_code,
     _Plan,
     _plan,
     _tier_plans,
     marker_matches,
-    resolve_answer_markers,
+    outside_code,
 )
+from normalize.rules.extract import _BOX, _box_span, _brace_pairs, _closing_brace
+from normalize.rules.extract_markers import _answer_span, resolve_answer_markers
+from normalize.values._numbers import to_fraction
+from normalize.values._phrases import RETRACTION
+from normalize.values._quantity import NUMBER_WORD
 
 FOUND_BY_MARKER: Final = "marker"
 FOUND_BY_BOXED: Final = "boxed"
@@ -84,79 +86,10 @@ def resolve_math_markers(params: MathAnswerParams, resources: Mapping[str, Any])
 _DEFAULT: Final = MathAnswerParams()
 
 
-class _Statement(NamedTuple):  # a tuple: built several times a row, several times cheaper than a frozen dataclass
-    start: int
-    end: int
-    value: str  # the text that states the value
-    kind: str  # FOUND_BY_*
-
-
-# a sentence ends at . ! ? followed by a space, a line break or the end (after a digit: by a
-# capital or a letter of an uncased script, 한글, 日本語, кириллица capitals, العربية), and at a
-# full-width 。！？ wherever it stands (CJK writes no space after them: 答案：12。验证：5 is two
-# sentences); a decimal point (3.5) or a dot inside $…$ does not end it
-_SENTENCE_END: Final = (
-    r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[\p{Lu}\p{Lo}]))(?=\s|$)|[!?](?=\s|$)|[。！？]|\n"
-)
-_LIST_JOIN: Final = (
-    r"^(?:\s|\$|,|;|&|\\\\|\\quad|\\qquad|\\,|\\;|\\text\s*\{\s*(?:and|or|,)?\s*\}"
-    # a short typeset connective that ends in "and" names the next part: \text{ for part (a) and }
-    r"|\\text\s*\{[^{}\n]{0,40}(?<![A-Za-z])and\s*\}"
-    r"|(?<![A-Za-z])(?:and|or)(?![A-Za-z])|\\\]|\\\[|\\\(|\\\))*$"
-)
-#: Chat-template tokens (``<|im_start|>``, ``<|eot_id|>``): what follows is not this answer.
-_SPECIAL_TOKEN: Final = r"<\|[A-Za-z_]{2,30}\|>"
-_TRUNCATED_TAIL: Final = r"[A-Za-z\p{Han},;:(\[{=+\-*/^_\\]\s*$"
-#: What _cut_sentence reads: math delimiters and sentence ends.
-_SENTENCE_TOKEN: Final = compile_pattern(r"\$|\\\(|\\\)|\\\[|\\\]|" + _SENTENCE_END)
-#: What every token of _SENTENCE_TOKEN starts with (stdlib: a plain scan of a short span).
-_SENTENCE_TOKEN_START: Final = re.compile(r"[$.!?\n\u3002\uff01\uff1f]|\\[()\[\]]")
-
-
-#: A period that abbreviates a unit, with more of the quantity after it (``3 ft. 4 in.``).
-_UNIT_DOT: Final = re.compile(r"(?<![A-Za-z])(?:ft|in|yd|oz|lbs?|hrs?|mins?|secs?)\.\s+[0-9]")
-
-
-def _cut_sentence(text: str, begin: int, end: int) -> int:
-    """Where the sentence starting at ``begin`` ends (math inside ``$…$`` never ends it)."""
-    if _SENTENCE_TOKEN_START.search(text, begin, end) is None:
-        return end  # nothing a token of _SENTENCE_TOKEN starts with: one stdlib scan of the span
-    pos = begin
-    in_math = False
-    seen_content = False
-    for m in _SENTENCE_TOKEN.finditer(text, begin, end):  # built in, linear: no per-call timeout
-        token = m.group(0)
-        if token == "$" or token in ("\\(", "\\["):
-            in_math = not in_math if token == "$" else True
-            seen_content = True
-            continue
-        if token in ("\\)", "\\]"):
-            in_math = False
-            continue
-        if in_math:
-            continue
-        if token == "\n" and not text[begin : m.start()].strip():
-            continue  # "Final Answer\n42": the answer is on the next line
-        if token == "." and _UNIT_DOT.search(text, max(begin, m.start() - 6), m.end() + 3) is not None:
-            continue  # "3 ft. 4 in.": an abbreviated unit before more of the quantity
-        if text[pos : m.start()].strip() or seen_content:
-            return m.start()
-    return end
-
-
-def _value_key(value: str, *, timeout: float) -> Any:
-    """What two statements are compared by: the exact number, else the squeezed text."""
-    text = compile_pattern(r"\\boxed\s*\{|\\fbox\s*\{|\$|\\[()\[\]]|\\[,!; ]|\s").sub("", value)  # built in, linear
-    text = text.rstrip(".。").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\left", "").replace("\\right", "")
-    text = text.rstrip("}") if value.count("{") < value.count("}") else text
-    number: Fraction | None = to_fraction(text, timeout=timeout)
-    return ("n", number) if number is not None else ("s", text)
-
-
 @rule(
     "extract_math_answer",
     stage="extract",
-    version=4,
+    version=5,
     scope=("math",),
     params=MathAnswerParams,
     idempotent=False,
@@ -207,13 +140,16 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
         groups = _box_groups(text, later_boxes, timeout=timeout) if later_boxes else []
         _check_agree([*values, *(_join(g) for g in groups)], timeout=timeout)
         if groups:
+            _check_not_taken_back(text, groups[-1][-1].end, _join(groups[-1]), timeout=timeout)
             return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
+        _check_not_taken_back(text, last.end, values[-1], timeout=timeout)
         if inside:  # the marked statement's value is its box's: mathematics (\boxed{1,2} lists two)
             return AnnotatedText(chosen.value, found_by=chosen.kind, from_box=True)
         return AnnotatedText(chosen.value, found_by=chosen.kind)
     if boxes:
         groups = _box_groups(text, boxes, timeout=timeout)
         _check_agree([_join(g) for g in groups], timeout=timeout)
+        _check_not_taken_back(text, groups[-1][-1].end, _join(groups[-1]), timeout=timeout)  # "\boxed{5}. Wait, 6."
         return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
     if _unclosed_box(scan, timeout=timeout):
         raise RejectText(st.NO_ANSWER, "the last \\boxed{} is never closed: the output was cut off")
@@ -229,12 +165,87 @@ def extract_math_answer(text: str, params: MathAnswerParams = _DEFAULT, *, timeo
     return AnnotatedText(text, found_by=FOUND_BY_LAST_NUMBER)
 
 
+class _Statement(NamedTuple):  # a tuple: built several times a row, several times cheaper than a frozen dataclass
+    start: int
+    end: int
+    value: str  # the text that states the value
+    kind: str  # FOUND_BY_*
+
+
+# a sentence ends at . ! ? followed by a space, a line break or the end (after a digit: by a
+# capital or a letter of an uncased script, 한글, 日本語, кириллица capitals, العربية), and at a
+# full-width 。！？ wherever it stands (CJK writes no space after them: 答案：12。验证：5 is two
+# sentences); a decimal point (3.5) or a dot inside $…$ does not end it, nor a "!" after a number
+# and before "=" (a factorial: 10! = 3628800 was 10)
+_SENTENCE_END: Final = (
+    r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[\p{Lu}\p{Lo}]))(?=\s|$)|\?(?=\s|$)|!(?=\s|$)(?<![0-9)}]!(?=\s*[=<>≤≥]))|[。！？]|\n"
+)
+_LIST_JOIN: Final = (
+    r"^(?:\s|\$|,|;|&|\\\\|\\quad|\\qquad|\\,|\\;|\\text\s*\{\s*(?:and|or|,)?\s*\}"
+    # a short typeset connective that ends in "and" names the next part: \text{ for part (a) and }
+    r"|\\text\s*\{[^{}\n]{0,40}(?<![A-Za-z])and\s*\}"
+    r"|(?<![A-Za-z])(?:and|or)(?![A-Za-z])|\\\]|\\\[|\\\(|\\\))*$"
+)
+#: Chat-template tokens (``<|im_start|>``, ``<|eot_id|>``): what follows is not this answer.
+_SPECIAL_TOKEN: Final = r"<\|[A-Za-z_]{2,30}\|>"
+_TRUNCATED_TAIL: Final = r"[A-Za-z\p{Han},;:(\[{=+\-*/^_\\]\s*$"
+#: What _cut_sentence reads: math delimiters and sentence ends.
+_SENTENCE_TOKEN: Final = compile_pattern(r"\$|\\\(|\\\)|\\\[|\\\]|" + _SENTENCE_END)
+#: What every token of _SENTENCE_TOKEN starts with (stdlib: a plain scan of a short span).
+_SENTENCE_TOKEN_START: Final = re.compile(r"[$.!?\n\u3002\uff01\uff1f]|\\[()\[\]]")
+
+
+#: A period that abbreviates a unit, with more of the quantity after it (``3 ft. 4 in.``).
+_UNIT_DOT: Final = re.compile(r"(?<![A-Za-z])(?:ft|in|yd|oz|lbs?|hrs?|mins?|secs?)\.\s+[0-9]")
+#: A period that abbreviates a word written before a number: a hedge or a currency
+#: (``approx. 18``, ``ca. 18``, ``Rs. 12``); the number after it is the answer, not a new sentence.
+_WORD_DOT: Final = re.compile(r"(?<![A-Za-z])(?:approx|appr|ca|Rs|Rp|aprox|env|прибл|ок)\.\s*[-$€£¥₹0-9]", re.IGNORECASE)
+
+
+def _cut_sentence(text: str, begin: int, end: int) -> int:
+    """Where the sentence starting at ``begin`` ends (math inside ``$…$`` never ends it)."""
+    if _SENTENCE_TOKEN_START.search(text, begin, end) is None:
+        return end  # nothing a token of _SENTENCE_TOKEN starts with: one stdlib scan of the span
+    pos = begin
+    in_math = False
+    seen_content = False
+    for m in _SENTENCE_TOKEN.finditer(text, begin, end):  # built in, linear: no per-call timeout
+        token = m.group(0)
+        if token == "$" or token in ("\\(", "\\["):
+            in_math = not in_math if token == "$" else True
+            seen_content = True
+            continue
+        if token in ("\\)", "\\]"):
+            in_math = False
+            continue
+        if in_math:
+            continue
+        if token == "\n" and not text[begin : m.start()].strip():
+            continue  # "Final Answer\n42": the answer is on the next line
+        if token == "." and _UNIT_DOT.search(text, max(begin, m.start() - 6), m.end() + 3) is not None:
+            continue  # "3 ft. 4 in.": an abbreviated unit before more of the quantity
+        if token == "." and _WORD_DOT.search(text, max(begin, m.start() - 6), m.end() + 3) is not None:
+            continue  # "approx. 18", "Rs. 12": an abbreviation before the number
+        if text[pos : m.start()].strip() or seen_content:
+            return m.start()
+    return end
+
+
+def _value_key(value: str, *, timeout: float) -> Any:
+    """What two statements are compared by: the exact number, else the squeezed text."""
+    text = compile_pattern(r"\\boxed\s*\{|\\fbox\s*\{|\$|\\[()\[\]]|\\[,!; ]|\s").sub("", value)  # built in, linear
+    text = text.rstrip(".。").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\left", "").replace("\\right", "")
+    text = text.rstrip("}") if value.count("{") < value.count("}") else text
+    number: Fraction | None = to_fraction(text, timeout=timeout)
+    return ("n", number) if number is not None else ("s", text)
+
+
 class _Scan:
     """What several steps read of one text, computed once and only when needed: its
     :func:`project`-ion (one byte a character, folded as far as ASCII literals need), where
     each screened marker literal first occurs (shared by every tier), :func:`fold` of it (only
     on the general path), and whether it has a code fence (without one, nothing is inside
-    code: what ``_outside_code`` finds)."""
+    code: what ``outside_code`` finds)."""
 
     __slots__ = ("_fenced", "_folded", "_projected", "_tails", "cuts", "seen", "text")
 
@@ -296,12 +307,12 @@ class _Scan:
         return folded
 
     def outside_code(self, matches: list[regex.Match[str]]) -> list[regex.Match[str]]:
-        """``_outside_code(text, matches)``; the fence check done once a text."""
+        """``outside_code(text, matches)``; the fence check done once a text."""
         if not matches:
             return matches
         if self._fenced is None:
             self._fenced = _has_fence(self.text)
-        return _outside_code(self.text, matches) if self._fenced else matches
+        return outside_code(self.text, matches) if self._fenced else matches
 
 
 class _Tier(NamedTuple):
@@ -401,12 +412,9 @@ def _last_statement(
                 found = _stated(scan, tail, separators, final=final, timeout=timeout) if tail else None
                 if found is not None:
                     return found
-                head_live = scan.live(info, at + 1)
-                if not head_live:
-                    return None
-                head = _plan_matches(scan, head_live, at + 1, timeout)
-                if head is not None:
-                    return _stated(scan, head, separators, final=final, timeout=timeout)
+                decided, found = _stated_from_end(scan, info, at, separators, final=final, timeout=timeout)
+                if decided:
+                    return found
     live = scan.live(info, len(text))
     if not live:
         return None  # no pattern of the tier can match: marker_matches gives nothing
@@ -416,11 +424,63 @@ def _last_statement(
     return _stated(scan, matches, separators, final=final, timeout=timeout)
 
 
+def _stated_from_end(
+    scan: _Scan, info: _Tier, at: int, separators: tuple[str, ...], *, final: bool, timeout: float
+) -> tuple[bool, _Statement | None]:
+    """What :func:`_stated` gives for the matches of the tier in ``text[: at + 1]`` (``at``:
+    a stop of the tier), read in pieces from the end: ``(True, statement)``, or ``(False,
+    None)`` when a piece holds an empty match (the caller's general path decides then).
+
+    The weak tier's markers ("therefore", "hence", 因此) open many lines of a solution, and
+    only the last one that states something counts: so the part before ``at`` is cut at stops
+    too (the first one at least :data:`_CHUNK` characters back, then twice as far each time),
+    and each piece is scanned only when every later piece stated nothing.  Exact by the cut
+    argument of :func:`_window_stops`: no match contains a stop, so the matches of
+    ``text[: hi + 1]`` that start after the stop at ``lo`` are those of a scan from ``lo`` with
+    ``endpos`` ``hi + 1``, and a piece's matches are the whole part's matches that start in
+    it; the last match with a statement lies in the last piece that has one.
+
+    Only the patterns whose screen passes on that part are looked for (:meth:`_Scan.live`: none,
+    no match); a weak tier's first piece is read with all of them instead, before the screens of
+    the whole part are run (its markers are mostly there: a pattern that cannot match in the text
+    finds nothing in the piece either, and a few short scans cost less than the screens)."""
+    text = scan.text
+    stops = info.stops
+    if stops is None:  # (the caller cut at one)
+        return False, None
+    plans: list[_Plan] | None = None if final else list(info.plans)
+    hi = at
+    size = _CHUNK
+    while True:
+        if plans is None:
+            plans = scan.live(info, at + 1)
+            if not plans:
+                return True, None  # no pattern of the tier can match there
+        lo = 0
+        if hi - size > 0:
+            cut = stops.finder.search(text, hi - size, hi)
+            lo = cut.start() if cut is not None else 0
+        matches = _plan_matches(scan, plans, hi + 1, timeout, lo)
+        if matches is None:
+            return False, None
+        if matches:
+            found = _stated(scan, matches, separators, final=final, timeout=timeout)
+            if found is not None:
+                return True, found
+        if lo == 0:
+            return True, None
+        if not final and hi == at:
+            plans = None  # past the first piece: the screens decide which patterns are read
+        hi = lo
+        size *= 2
+
+
 def _plan_matches(
-    scan: _Scan, plans: list[_Plan], end: int, timeout: float
+    scan: _Scan, plans: list[_Plan], end: int, timeout: float, begin: int = 0
 ) -> list[regex.Match[str]] | None:
     """The matches of the guarded alternation of ``plans`` in ``text[:end]`` (read as if the
-    text ended there: ``endpos``), as its ``finditer`` gives them; ``None`` when one is empty.
+    text ended there: ``endpos``), as its ``finditer`` gives them from ``begin`` on; ``None``
+    when one is empty.
 
     Each pattern is looked for on its own, only where its locator hits (over the projection,
     or over the text when it has no ASCII letter), from the first place of its leading literal
@@ -428,20 +488,21 @@ def _plan_matches(
     order (what the alternation tries first): as ``marker_matches`` merges them.
     """
     text, projected, seen = scan.text, scan.projected(), scan.seen
-    floors = _joint_floors(plans, projected, end, seen) if len(plans) > 1 else {}
+    floors = _joint_floors(plans, projected, end, seen, begin) if len(plans) > 1 else {}
     finders: list[tuple[regex.Pattern[str], re.Pattern[Any] | None, tuple[bytes, ...] | None, Any, int, int]] = []
     for plan in plans:
-        start = 0
+        start = begin
         if plan.start_key is not None:
             start = floors.get(plan.pattern, seen.get(plan.start_key, 0))
             if start < 0:
                 continue  # every locator hit starts with it: no hit
+            start = max(start, begin)
         if plan.projected_locator is not None:
             finders.append((plan.compiled, plan.projected_locator, None, projected, start, plan.shift))
         elif plan.raw_locator is not None:
             finders.append((plan.compiled, plan.raw_locator, None, text, start, 0))
         else:
-            finders.append((plan.compiled, None, plan.projected_anchors, projected, 0, 0))
+            finders.append((plan.compiled, None, plan.projected_anchors, projected, begin, 0))
     found: list[regex.Match[str]] = []
     if len(finders) == 1:
         compiled, locator, anchors, haystack, at, shift = finders[0]
@@ -454,7 +515,7 @@ def _plan_matches(
                 return None
             found.append(match)
     upcoming = [_located(c, loc, anc, text, hay, at, timeout, sh, end) for c, loc, anc, hay, at, sh in finders]
-    pos = 0
+    pos = begin
     while True:
         best: regex.Match[str] | None = None
         for index, match in enumerate(upcoming):
@@ -472,14 +533,14 @@ def _plan_matches(
         pos = best.end()
 
 
-def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str, int]) -> dict[str, int]:
+def _joint_floors(plans: list[_Plan], projected: bytes, end: int, seen: dict[str, int], begin: int = 0) -> dict[str, int]:
     """For patterns whose projected locators start with the same leading literal (``answer\\s+
-    (?:is|…)`` and ``answer\\s*[:：]``), where the first hit of any of them is (``-1``: none),
-    by pattern: one scan of their joint locator (the literal, then either rest) instead of one
-    scan each, which a text without their markers needs whole."""
+    (?:is|…)`` and ``answer\\s*[:：]``), where the first hit of any of them from ``begin`` on
+    is (``-1``: none), by pattern: one scan of their joint locator (the literal, then either
+    rest) instead of one scan each, which a text without their markers needs whole."""
     floors: dict[str, int] = {}
     for key, joint, shift, members in _joint_groups(tuple([plan.pattern for plan in plans])):
-        hit = joint.search(projected, max(0, seen.get(key, 0)) + shift, end)
+        hit = joint.search(projected, max(0, seen.get(key, 0), begin) + shift, end)
         floor = -1 if hit is None else hit.start() - shift
         for pattern in members:
             floors[pattern] = floor
@@ -624,6 +685,8 @@ _WINDOW: Final = 200
 _WINDOW_MIN: Final = 400
 #: How far before the last line its cut is looked for.
 _BACK: Final = 32
+#: The first piece read from the end before a tier's cut (:func:`_stated_from_end`).
+_CHUNK: Final = 256
 #: Characters that may cut a text: no letter, no space (a marker may hold either), none a
 #: case-insensitive letter matches.
 _STOP_CANDIDATES: Final = ".。!?！？$=;0123456789"
@@ -780,8 +843,10 @@ def _in_fence(text: str, pos: int, *, timeout: float) -> bool:
 def _box_matches(scan: _Scan) -> list[regex.Match[str]]:
     """Every ``\\boxed``/``\\fbox`` outside code (a built-in literal pattern: no timeout needed)."""
     text = scan.text
-    if "\\" not in text:  # a one-character scan; past it the box scan costs less than two substring tests
+    if "\\" not in text:  # a one-character scan
         return []
+    if "\\boxed" not in text and "\\fbox" not in text:
+        return []  # every match starts with one: a solution's LaTeX without a box (~5x less than the scan)
     return scan.outside_code(list(compile_pattern(_BOX).finditer(text)))
 
 
@@ -892,6 +957,59 @@ def _check_agree(values: list[str], *, timeout: float) -> None:
     if len(keys) > 1:
         first, *rest = keys.values()
         raise RejectText(st.CONTRADICTORY, f"two final answers disagree: {first[:60]!r} and {rest[-1][:60]!r}")
+
+
+#: A retraction right after a final statement or box: "The answer is 5. Wait, no: 6.", "… Actually,
+#: 6.", "\\boxed{5}. But wait, it is 6."
+_TAKEN_BACK: Final = (
+    rf"[\s.,;:!?。，；：！？…*)\]]*(?:(?i:\b(?:but|hmm+|oh|ah|well|so)\b)[\s,.!…]*)?"  # "But wait, …", "Hmm, actually …"
+    rf"(?:{RETRACTION}|(?i:\b(?:actually|sorry)\b)|不[,，])"
+)
+
+
+def _check_not_taken_back(text: str, end: int, value: str, *, timeout: float) -> None:
+    """Reject a final statement that a retraction right after it takes back for another number
+    ("The answer is 5. Wait, no: 6."): the last number after the retraction differs from it.
+    A check that ends on the same number ("Wait, let me verify: 2*3 = 6.") keeps it."""
+    retraction = compile_pattern(_TAKEN_BACK).match(text, end, timeout=timeout)
+    if retraction is None:
+        _check_not_concluded_otherwise(text, end, value, timeout=timeout)
+        return
+    numbers = compile_pattern(r"(?<![0-9.,])-?[0-9]+(?:[.,][0-9]+)*").findall(text, retraction.end(), timeout=timeout)
+    if numbers and _value_key(numbers[-1], timeout=timeout) != _value_key(value, timeout=timeout):
+        raise RejectText(
+            st.CONTRADICTORY, f"the final answer {value[:60]!r} is taken back for {numbers[-1][:60]!r}"
+        )
+
+
+#: A check that opens right after a final statement or box: "Let me verify: …", "Check: …", "验证：…".
+_CHECK_OPENS: Final = (
+    r"[\s.,;:!?。，；：！？…*)\]$]*(?:(?i:let\s+me\s+(?:verify|check|double[- ]?check|confirm)|let'?s\s+(?:verify|check)"
+    r"|to\s+(?:verify|check|confirm)|verif(?:y|ying|ication)|check(?:ing)?(?=\s*:)|double[- ]?check(?:ing)?"
+    r"|прове(?:рка|рим|рю)|prüfung|probe|vérification|vérifions|verificación|comprobación|comprobamos)|验证|检验|检查)"
+)
+#: A check's last sentence that concludes a value: "So she makes 20." (no "=": "So 13 = 13" checks an equation).
+_CHECK_CONCLUDES: Final = (
+    r"^\s*(?:(?i:so|thus|therefore|hence|which\s+means|that\s+means|итак|значит|also|donc|entonces|por\s+lo\s+tanto)"
+    r"(?![\p{L}])|所以|因此)[^=\n]*$"
+)
+
+
+def _check_not_concluded_otherwise(text: str, end: int, value: str, *, timeout: float) -> None:
+    """Reject a final statement whose check, right after it, concludes another number ("The
+    answer is 18. Let me verify: … So she makes 20."): the output ends on a value that is not
+    its stated answer.  A check that ends on the answer, on an equation that holds or on no
+    conclusion ("Проверка: 24 в мае.") keeps it."""
+    if compile_pattern(_CHECK_OPENS).match(text, end, timeout=timeout) is None:
+        return
+    last = _last_sentence(text[end:])
+    if compile_pattern(_CHECK_CONCLUDES).match(last, timeout=timeout) is None:
+        return
+    numbers = compile_pattern(r"(?<![0-9.,])-?[0-9]+(?:[.,][0-9]+)*").findall(last, timeout=timeout)
+    if len(numbers) == 1 and _value_key(numbers[0], timeout=timeout) != _value_key(value, timeout=timeout):
+        raise RejectText(
+            st.CONTRADICTORY, f"the check after the final answer {value[:60]!r} concludes {numbers[0][:60]!r}"
+        )
 
 
 def _last_sentence(text: str) -> str:

@@ -8,7 +8,7 @@ Fence-safety and idempotence.  A rule edits the prose between fences; that edit 
 break a fence line (``｀｀｀`` becomes `````, ``> ```` loses its ``>``, a literal ``\\n``
 becomes a line break before `````).  A fence that appears only after the edit would then pair
 with an older fence line and expose code to a second run, which is why every prose-editing rule
-runs to a fixed point (:func:`_settle`): it is re-applied until the text no longer changes, so
+runs to a fixed point (:func:`normalize.rules._speed.settle`): it is re-applied until the text no longer changes, so
 ``f(f(x)) == f(x)`` holds by construction.  Ordinary text settles in one pass (plus the pass that
 confirms it); each round of a shortening rule removes characters, so the loop is bounded.
 
@@ -23,151 +23,24 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Final
 
 import regex
 
-from normalize import status as st
-from normalize._budget import MAX_ROUNDS, check_budget
-from normalize._regex import char_finder, char_table, compile_pattern
-from normalize.errors import RejectText
-from normalize.registry import (
-    ALL_TYPES,
-    DEFAULT_TIMEOUT,
-    TEXT_ANSWER_TYPES,
-    NoParams,
-    rule,
-)
-from normalize.rules._fences import find_fences, outside_fences
+from normalize.core.registry import ALL_TYPES, DEFAULT_TIMEOUT, TEXT_ANSWER_TYPES, NoParams, rule
+from normalize.limits._regex import char_finder, char_table, compile_pattern
+from normalize.rules._fences import find_fences
 from normalize.rules._format_params import (
-    FoldCaseParams as FoldCaseParams,
+    FoldCaseParams,
+    NativeDigitsParams,
+    NormalizeWhitespaceParams,
+    StripMarkdownParams,
+    StripTrailingPeriodParams,
+    StripTrailingWhitespaceParams,
 )
-from normalize.rules._format_params import (
-    NativeDigitsParams as NativeDigitsParams,
-)
-from normalize.rules._format_params import (
-    NormalizeWhitespaceParams as NormalizeWhitespaceParams,
-)
-from normalize.rules._format_params import (
-    StripMarkdownParams as StripMarkdownParams,
-)
-from normalize.rules._format_params import (
-    StripTrailingPeriodParams as StripTrailingPeriodParams,
-)
-from normalize.rules._format_params import (
-    StripTrailingWhitespaceParams as StripTrailingWhitespaceParams,
-)
-
-# ---------------------------------------------------------------------------------------------
-# helpers
-
-
-def _settle(text: str, step: Callable[[str], str], *, rule_name: str) -> str:
-    """Apply ``step`` until the text stops changing; the result is a fixed point of ``step``.
-
-    At most :data:`MAX_ROUNDS` rounds, so the work is O(MAX_ROUNDS · n): emphasis nested more
-    than ~15 levels deep on one line, or a text whose every edit opens a new fence, does not
-    settle, and the rule rejects the row with status ``error`` (a recorded status, in bounded
-    time; earlier versions kept going and took quadratic time on such input).
-    """
-    for _ in range(MAX_ROUNDS):
-        changed = step(text)
-        if changed == text:
-            return changed
-        text = changed
-        check_budget()
-    raise _unsettled()
-
-
-def _unsettled() -> RejectText:
-    return RejectText(
-        st.ERROR,
-        f"did not settle in {MAX_ROUNDS} rounds (emphasis or fences nested deeper than that)",
-    )
-
-
-def _fence_free(text: str) -> bool:
-    """``not may_have_fences(text)``, screened by one character first (a one-character ``in`` is
-    a ``memchr``; a three-character one scans several times slower): no fence can open here."""
-    return ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text)
-
-
-def _on_prose(
-    text: str,
-    fn: Callable[[str], str],
-    *,
-    rule_name: str,
-    timeout: float,
-    inert: Callable[[str], bool] | None = None,
-) -> str:
-    """Apply ``fn`` outside fences, repeated until the fence layout and the prose are stable.
-
-    :func:`_settle` of ``outside_fences(·, fn)``, with that step written out: on a round whose
-    text can hold no fence, ``outside_fences`` is ``fn`` itself (it finds no fence and applies
-    ``fn`` to the whole text), so ``fn`` is called directly.  ``inert(t)``, when given, must
-    hold only if ``fn`` leaves every substring of ``t`` as it is (``t`` holds no character
-    ``fn`` acts on): then the next round would return ``t`` unchanged, and is not run.
-    """
-    for _ in range(MAX_ROUNDS):
-        changed = fn(text) if _fence_free(text) else outside_fences(text, fn)
-        if changed == text:
-            return changed
-        if inert is not None and inert(changed):
-            return changed  # the confirming round: every segment it would edit is left as it is
-        text = changed
-        check_budget()
-    raise _unsettled()
-
-
-def _on_prose_idempotent(text: str, fn: Callable[[str], str], *, rule_name: str, timeout: float) -> str:
-    """:func:`_on_prose` for an ``fn`` with ``fn(fn(s)) == fn(s)`` for every ``s`` (a character
-    table whose replacements hold no mapped character, NFKC).
-
-    When neither the text nor ``fn(text)`` can hold a fence, the second round of
-    :func:`_on_prose` would be ``fn(fn(text))``, equal to ``fn(text)``: it is not run.  Any
-    other text takes :func:`_on_prose` from the start.
-    """
-    if _fence_free(text):
-        changed = fn(text)
-        if changed == text or _fence_free(changed):
-            return changed
-    return _on_prose(text, fn, rule_name=rule_name, timeout=timeout)
-
-
-def _on_prose_segments(
-    text: str,
-    fn: Callable[[str, bool, bool], str],
-    *,
-    rule_name: str,
-    timeout: float,
-) -> str:
-    """Like :func:`_on_prose`, but ``fn(segment, at_start, at_end)`` knows where its segment lies.
-
-    A segment that is not at the start of the text follows a fence (it begins with the line break
-    that ends the fence); one that is not at the end precedes a fence (it ends with a line break).
-    """
-
-    def once(current: str) -> str:
-        if _fence_free(current):
-            return fn(current, True, True)  # what the loop below does when find_fences is empty
-        fences = find_fences(current)
-        if not fences:
-            return fn(current, True, True)
-        parts: list[str] = []
-        pos = 0
-        for fence in fences:
-            if fence.start > pos or pos == 0:
-                parts.append(fn(current[pos : fence.start], pos == 0, False))
-            parts.append(current[fence.start : fence.end])
-            pos = fence.end
-        if pos < len(current):
-            parts.append(fn(current[pos:], False, True))
-        return "".join(parts)
-
-    return _settle(text, once, rule_name=rule_name)
-
+from normalize.rules._speed import fence_free, on_prose, on_prose_idempotent, on_prose_segments
 
 _NO_PARAMS: Final = NoParams()
 
@@ -222,6 +95,29 @@ def _unescape_match(match: regex.Match[str]) -> str:
     return match["pairs"] + ("\t" if esc == "t" else "\n") + rest
 
 
+#: Each ``\\n`` or ``\\t`` and the ASCII-letter run that follows its backslash (what
+#: :data:`_ESCAPE`'s ``esc`` and ``rest`` read): the words :func:`_only_latex_escapes` checks.
+_ESCAPE_WORDS: Final = re.compile(r"\\([nt][A-Za-z]*)").findall
+
+
+def _only_latex_escapes(text: str) -> bool:
+    r"""Whether every ``\n`` and ``\t`` in ``text`` starts a command of
+    :data:`LATEX_N_T_COMMANDS` (the longest ASCII-letter run after its backslash): then every
+    match of :data:`_ESCAPE` is one that :func:`_unescape_match` gives back as it is (a match's
+    last backslash and the ``n`` or ``t`` after it are such a place, and its word is that run:
+    ``\r\n`` reads the letters after its ``\n``), so the rule leaves the text unchanged.
+
+    One C-level ``findall`` lists every such word: a match never holds the backslash of the
+    next (a letter run holds no backslash), so it finds each ``\n`` and ``\t`` with its whole
+    run, as a ``find`` loop per escape did at ~0.4 µs a candidate in Python (``\times``,
+    ``\text`` and ``\neq`` fill reasoning written in LaTeX).
+
+    >>> _only_latex_escapes(r"$3 \times 4 \neq \text{five}$"), _only_latex_escapes(r"\times 2\nNext")
+    (True, False)
+    """
+    return LATEX_N_T_COMMANDS.issuperset(_ESCAPE_WORDS(text))
+
+
 @rule("unescape_newlines", version=1, scope=(*TEXT_ANSWER_TYPES, "open_writing"))
 def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Turn literal ``\\n``, ``\\r\\n`` and ``\\t`` escapes into line breaks and tabs, sparing LaTeX.
@@ -231,15 +127,17 @@ def unescape_newlines(text: str, params: NoParams = _NO_PARAMS, *, timeout: floa
     ``\\text`` ...) the sequence stays.  An escaped backslash (``\\\\n``) stays too; a lone
     ``\\r`` is not touched.  Put this rule first in a format chain, before any whitespace rule.
 
-    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+    Bound: O(16·n): linear rounds of :func:`settle`, at most 16.
 
     >>> unescape_newlines(r"A\\nB\\tC \\frac{1}{2}\\neq\\theta \\\\n")
     'A\\nB\\tC \\\\frac{1}{2}\\\\neq\\\\theta \\\\\\\\n'
     """
     if "\\" not in text or ("\\n" not in text and "\\t" not in text):
         return text  # every escape is a backslash and n or t (\\r\\n ends in \\n): none here
+    if fence_free(text) and _only_latex_escapes(text):
+        return text  # every candidate spells a LaTeX command (\\times, \\text): the sub keeps each
     pattern = compile_pattern(_ESCAPE)
-    return _on_prose(
+    return on_prose(
         text,
         lambda s: pattern.sub(_unescape_match, s),
         rule_name="unescape_newlines",
@@ -266,7 +164,7 @@ def _emphasis(marker: str) -> str:
 
     The body holds no marker character, so a scan stops at the next one (linear, not quadratic,
     on long lines full of ``*``); nested emphasis of the same character is taken apart by the
-    later rounds of :func:`_settle`.
+    later rounds of :func:`settle`.
     """
     char = regex.escape(marker[0])
     delim = regex.escape(marker)
@@ -352,7 +250,7 @@ def strip_markdown(
     marker character inside, so ``snake_case_name``, ``a*b*c``, ``2*3``, ``x**2 + y**2`` and
     ``**kwargs`` stay.  Nested markers are removed layer by layer.  Fenced code is untouched.
 
-    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16 (deeper nesting: status ``error``).
+    Bound: O(16·n): linear rounds of :func:`settle`, at most 16 (deeper nesting: status ``error``).
 
     >>> strip_markdown("## Answer\\n答案是**B**，见 `f(x)`，snake_case_name 与 a*b*c 不变")
     'Answer\\n答案是B，见 f(x)，snake_case_name 与 a*b*c 不变'
@@ -360,11 +258,11 @@ def strip_markdown(
     inert = _no_quote_marker if params.blockquotes else _no_marker
     if inert(text):
         return text  # no marker character at all: nothing to strip, no fence scan
-    if _fence_free(text):  # the first round of _on_prose below, and its confirming round's skip
+    if fence_free(text):  # the first round of on_prose below, and its confirming round's skip
         changed = _strip_markdown_once(text, params, timeout)
         if changed == text or inert(changed):
             return changed
-    return _on_prose(
+    return on_prose(
         text,
         lambda s: _strip_markdown_once(s, params, timeout),
         rule_name="strip_markdown",
@@ -399,17 +297,17 @@ _QUOTES = str.maketrans(
 def unify_quotes(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Turn curly, guillemet and CJK corner quotes into ``"`` and ``'`` outside fenced code.
 
-    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+    Bound: O(16·n): linear rounds of :func:`settle`, at most 16.
 
     >>> unify_quotes("答案是“B”，他说‘好’")
     '答案是"B"，他说\\'好\\''
     """
     if text.isascii() or not _has_quote(text):
         return text  # no quote to unify (every one is non-ASCII): no fence scan, no translate
-    return _on_prose_idempotent(text, _QUOTE_TABLE.translate, rule_name="unify_quotes", timeout=timeout)
+    return on_prose_idempotent(text, _QUOTE_TABLE.translate, rule_name="unify_quotes", timeout=timeout)
 
 
-#: ``str.translate(_QUOTES)``, done faster (:class:`normalize._regex.CharTable`).
+#: ``str.translate(_QUOTES)``, done faster (:class:`normalize.limits._regex.CharTable`).
 _QUOTE_TABLE: Final = char_table(_QUOTES)
 _QUOTE_CHARS: Final = tuple(_QUOTE_TABLE.table)
 
@@ -452,17 +350,17 @@ def to_halfwidth(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
 
     CJK punctuation with no ASCII form (``。``, ``、``, ``「``) is left as it is.
 
-    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+    Bound: O(16·n): linear rounds of :func:`settle`, at most 16.
 
     >>> to_halfwidth("ＡＢＣ１２３　答案：Ｂ。")
     'ABC123 答案:B。'
     """
-    if text.isascii() or (not _fence_free(text) and not _HALFWIDTH_TABLE.present(text)):
+    if text.isascii() or (not fence_free(text) and not _HALFWIDTH_TABLE.present(text)):
         return text  # nothing full-width: no fence scan, no translate
-    return _on_prose_idempotent(text, _HALFWIDTH_TABLE.translate, rule_name="to_halfwidth", timeout=timeout)
+    return on_prose_idempotent(text, _HALFWIDTH_TABLE.translate, rule_name="to_halfwidth", timeout=timeout)
 
 
-#: ``str.translate(_HALFWIDTH)``, done faster (:class:`normalize._regex.CharTable`).
+#: ``str.translate(_HALFWIDTH)``, done faster (:class:`normalize.limits._regex.CharTable`).
 _HALFWIDTH_TABLE: Final = char_table(_HALFWIDTH)
 
 
@@ -492,7 +390,7 @@ def remove_invisible_chars(text: str, params: NoParams = _NO_PARAMS, *, timeout:
     if text.isascii() or _printable_but_newlines(text) or _INVISIBLE_CHARS.search(text) is None:
         return text  # none of the characters either branch removes: no fence scan, no sub
     pattern = compile_pattern(_INVISIBLE)  # built in and linear: no per-call timeout
-    return _on_prose(
+    return on_prose(
         text, lambda s: pattern.sub("", s), rule_name="remove_invisible_chars", timeout=timeout, inert=_no_invisible
     )
 
@@ -516,14 +414,14 @@ _INVISIBLE_CHARS: Final = char_finder(
 def normalize_nfkc(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Apply Unicode NFKC normalization outside fenced code.
 
-    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+    Bound: O(16·n): linear rounds of :func:`settle`, at most 16.
 
     >>> normalize_nfkc("ＡＢＣ ﬁ ² ①")
     'ABC fi 2 1'
     """
     if text.isascii():
         return text  # ASCII is NFKC-normalized already
-    return _on_prose_idempotent(text, _nfkc, rule_name="normalize_nfkc", timeout=timeout)
+    return on_prose_idempotent(text, _nfkc, rule_name="normalize_nfkc", timeout=timeout)
 
 
 def _nfkc(text: str) -> str:
@@ -556,12 +454,12 @@ def _fraction(match: regex.Match[str]) -> str:
     return (whole + " " if whole else "") + _VULGAR[match.group(2)]
 
 
-@rule("write_powers", version=1, scope=("math",))
+@rule("write_powers", version=2, scope=("math",))
 def write_powers(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Write superscript exponents and vulgar fractions out before NFKC flattens them into digits:
     ``10⁶`` → ``10^{6}`` (NFKC makes it ``106``), ``x²`` → ``x^{2}``, ``2½`` → ``2 1/2`` (NFKC
     makes it ``21⁄2``), ``¾`` → ``3/4``.  A superscript with no base before it is left to NFKC.
-    Math only: elsewhere ``²`` is text as written.
+    Math only: elsewhere ``²`` is text as written.  Fenced code is kept as written (v1 rewrote it).
 
     Bound: O(n): two linear substitutions, each only when its characters occur.
 
@@ -570,6 +468,10 @@ def write_powers(text: str, params: NoParams = _NO_PARAMS, *, timeout: float = D
     """
     if text.isascii():
         return text
+    return on_prose_idempotent(text, _write_powers, rule_name="write_powers", timeout=timeout)
+
+
+def _write_powers(text: str) -> str:
     if any(c in text for c in _SUPERSCRIPTS):
         text = compile_pattern(_POWER).sub(_power, text)  # linear: no wall clock
     if any(c in text for c in _VULGAR):
@@ -603,6 +505,17 @@ _OTHER_BREAKS: Final = char_finder("\x85\u2028\u2029")
 _REWRITTEN_SPACES: Final = char_finder("\t\r\x0b\x0c\x85\u2028\u2029" + _SPACE_SEPARATORS[1:])
 
 
+def _whitespace_in_one_round(text: str, mode: str, timeout: float) -> str | None:
+    """:func:`normalize_whitespace` of a fence-free ``text`` when its first round settles it,
+    else ``None``: that round is one call of :func:`_normalize_whitespace_segment` on the whole
+    text, and a result that :func:`_whitespace_settled` passes (no fence in it either) makes
+    the confirming second round the identity, which is not run."""
+    if not fence_free(text):
+        return None
+    changed = _normalize_whitespace_segment(text, True, True, mode, timeout)
+    return changed if changed == text or _whitespace_settled(changed, mode) else None
+
+
 def _whitespace_settled(text: str, mode: str) -> bool:
     """Whether :func:`normalize_whitespace` leaves ``text`` as it is, judged without running it
     (``False`` only means "run it").  For a text that can hold no fence the rule is one call of
@@ -616,8 +529,8 @@ def _whitespace_settled(text: str, mode: str) -> bool:
         # no LF, tab, line terminator or space separator but the plain space (all unprintable:
         # see _printable_but_newlines), so the only triggers left are the ends, two spaces and
         # fences ("" is printable and comes back as "" in both modes)
-        return text[:1] != " " and text[-1:] != " " and "  " not in text and _fence_free(text)
-    if text[0] in " \n" or text[-1] in " \n" or not _fence_free(text):
+        return text[:1] != " " and text[-1:] != " " and "  " not in text and fence_free(text)
+    if text[0] in " \n" or text[-1] in " \n" or not fence_free(text):
         return False
     if "\n" in text and (mode == "collapse" or "\n\n\n" in text or " \n" in text):
         return False
@@ -627,6 +540,22 @@ def _whitespace_settled(text: str, mode: str) -> bool:
     elif not _printable_but_newlines(text) and _REWRITTEN_SPACES.search(text) is not None:
         return False
     return "  " not in text
+
+
+def _collapse_spaces(text: str) -> str:
+    """``[ \\n]+`` → one space (``regex``'s ``sub``), with ``str.replace``: each run of spaces and
+    LF becomes a run of spaces as long, and halving every run of spaces a few times leaves one
+    space of each (a run longer than 2⁸ is finished by the ``sub``, which gives the same).
+
+    >>> _collapse_spaces("a \\n\\n  b\\nc  ")
+    'a b c '
+    """
+    body = text.replace("\n", " ")
+    for _ in range(8):
+        if "  " not in body:
+            return body
+        body = body.replace("  ", " ")
+    return compile_pattern(r"[ \n]+").sub(" ", body)
 
 
 def _normalize_whitespace_segment(
@@ -639,7 +568,7 @@ def _normalize_whitespace_segment(
     if "\t" in text or (not text.isascii() and _OTHER_SPACES.search(text) is not None):
         text = compile_pattern(_SPACE).sub(" ", text)
     if mode == "collapse":
-        body = compile_pattern(r"[ \n]+").sub(" ", text).strip(" ")
+        body = _collapse_spaces(text).strip(" ")
         # a segment next to a fence keeps the line break that puts the fence on its own line
         lead = "" if at_start else "\n"
         tail = "" if at_end else "\n"
@@ -679,7 +608,7 @@ def normalize_whitespace(
     whitespace into one space.  The ends of the text are trimmed.  Fenced code is untouched and
     stays on its own lines, so in ``collapse`` mode a line break is kept on each side of a fence.
 
-    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+    Bound: O(16·n): linear rounds of :func:`settle`, at most 16.
 
     >>> normalize_whitespace("  答案\\t是\\u3000 B  \\r\\n\\n\\n\\nok ")
     '答案 是 B\\n\\nok'
@@ -688,7 +617,10 @@ def normalize_whitespace(
     """
     if _whitespace_settled(text, params.newlines):
         return text
-    return _on_prose_segments(
+    done = _whitespace_in_one_round(text, params.newlines, timeout)
+    if done is not None:
+        return done
+    return on_prose_segments(
         text,
         lambda seg, start, end: _normalize_whitespace_segment(seg, start, end, params.newlines, timeout),
         rule_name="normalize_whitespace",
@@ -819,13 +751,13 @@ _FOLD_DEFAULTS: Final = FoldCaseParams()
 def fold_case(text: str, params: FoldCaseParams = _FOLD_DEFAULTS, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     """Fold letter case outside fenced code (opt-in).
 
-    Bound: O(16·n): linear rounds of :func:`_settle`, at most 16.
+    Bound: O(16·n): linear rounds of :func:`settle`, at most 16.
 
     >>> fold_case("Straße ABC"), fold_case("Straße ABC", FoldCaseParams(mode="lower"))
     ('strasse abc', 'straße abc')
     """
     fold = str.casefold if params.mode == "casefold" else str.lower
-    return _on_prose(text, fold, rule_name="fold_case", timeout=timeout)
+    return on_prose(text, fold, rule_name="fold_case", timeout=timeout)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -856,6 +788,12 @@ def resolve_native_digits(params: NativeDigitsParams, resources: Mapping[str, An
 
 
 @lru_cache(maxsize=16)
+def _digit_class(digits: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of ``digits`` (a one-class scan, several times faster than a translate of the text)."""
+    return re.compile("[" + re.escape("".join(digits)) + "]")
+
+
+@lru_cache(maxsize=16)
 def _digit_table(digits: tuple[str, ...]) -> dict[int, str]:
     return {ord(char): str(value) for run in digits for value, char in enumerate(run)}
 
@@ -880,6 +818,6 @@ def fold_native_digits(text: str, params: NativeDigitsParams, *, timeout: float 
     >>> fold_native_digits("الإجابة: ٤٢", NativeDigitsParams(digits=("٠١٢٣٤٥٦٧٨٩",)))
     'الإجابة: 42'
     """
-    if text.isascii() or not params.digits:
-        return text
+    if text.isascii() or not params.digits or _digit_class(params.digits).search(text) is None:
+        return text  # no native digit: the translate would give the text back
     return text.translate(_digit_table(params.digits))

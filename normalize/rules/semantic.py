@@ -25,9 +25,12 @@ import regex
 from pydantic import field_validator, model_validator
 
 from normalize import status as st
-from normalize._budget import MAX_ROUNDS
-from normalize._latex import unwrap_latex_numbers
-from normalize._numbers import (
+from normalize.core.registry import DEFAULT_TIMEOUT, NoParams, Params, StrTuple, rule
+from normalize.errors import RejectText
+from normalize.limits._budget import MAX_ROUNDS
+from normalize.limits._regex import compile_pattern
+from normalize.values._latex import unwrap_latex_numbers
+from normalize.values._numbers import (
     CN_NUMERAL_CHARS,
     CN_PLAIN_DIGITS,
     PERCENT_SUFFIX,
@@ -39,9 +42,6 @@ from normalize._numbers import (
     token_pattern,
     token_value,
 )
-from normalize._regex import compile_pattern
-from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, StrTuple, rule
 
 # --------------------------------------------------------------------------- canonicalize_numbers
 

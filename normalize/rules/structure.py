@@ -30,13 +30,19 @@ from pydantic import ConfigDict, Field
 from referencing.exceptions import Unresolvable
 
 from normalize import status as st
-from normalize._deadline import TimeUp, call_within
-from normalize._json import JsonLimits, LimitExceeded, canonical_json, load_json, write_canonical
-from normalize._jsonschema import Resolver as _Resolver
-from normalize._jsonschema import check_schema, resolver_for, validator
-from normalize._regex import compile_pattern, user_pattern
+from normalize.core.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, NoParams, Params, rule
+from normalize.limits._deadline import TimeUp, call_within
+from normalize.limits._jsonschema import Resolver as _Resolver
+from normalize.limits._jsonschema import check_schema, resolver_for, validator
+from normalize.limits._regex import compile_pattern, user_pattern
+from normalize.values._json import (
+    JsonLimits,
+    LimitExceeded,
+    canonical_json,
+    load_json,
+    write_canonical,
+)
 
 _SCOPE: Final = ("structured_json",)
 
@@ -138,7 +144,7 @@ class RepairParams(Params):
 
     max_bytes: int = Field(64 * 1024, ge=1, le=1 << 20)
     #: json-repair takes about 0.5 s on 64 KiB of plain text here; the bound is the watchdog of
-    #: ``normalize._deadline`` (no signals, no trace hook: it works in any thread).
+    #: ``normalize.limits._deadline`` (no signals, no trace hook: it works in any thread).
     max_seconds: float = Field(5.0, gt=0, le=60)
 
 
@@ -518,7 +524,7 @@ def _pointer(path: Iterable[Any]) -> str:
 def _schema_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:
     """Every schema violation as ``pointer: message``, sorted, without duplicates.
 
-    References resolve only inside the schema (:func:`normalize._jsonschema.validator`); one
+    References resolve only inside the schema (:func:`normalize.limits._jsonschema.validator`); one
     that does not is ``invalid`` with its reason (a schema that reached here unchecked).
     """
     found: set[tuple[str, str]] = set()

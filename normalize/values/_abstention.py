@@ -43,7 +43,7 @@ from typing import Any, Final
 import regex
 
 from normalize import status as st
-from normalize._regex import compile_pattern, user_pattern
+from normalize.limits._regex import compile_pattern, user_pattern
 
 #: A whole answer that abstains is short: a longer text (or last sentence) is never one, so the
 #: phrases never run over a long output.
@@ -54,6 +54,10 @@ KINDS: Final = ("undetermined", "unknown", "refusal")
 _CLAUSES: Final = compile_pattern(r"[.!?;:,\n\r。！？；：，、…]+")
 #: Sentence boundaries, for the last-sentence rule.
 _SENTENCES: Final = compile_pattern(r"(?:[.!?\n\r。！？]+\s*)")
+#: One character a match of :data:`_SENTENCES` can hold (for :func:`last_sentence`).
+_SENTENCE_CHAR: Final = compile_pattern(r"[.!?\n\r。！？]|\s")
+#: How far back :func:`last_sentence` reads at a time.
+_BLOCK: Final = 256
 _APOSTROPHES: Final = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "＇": "'"})
 _CONTENT: Final = compile_pattern(r"[^\W_]")
 _DIGIT: Final = compile_pattern(r"\d")
@@ -83,6 +87,11 @@ class _Language:
     #: no other keyword can be in); None when there are none.
     keywords: re.Pattern[str] | None
     ascii_keywords: re.Pattern[str] | None = None
+    #: Per language (several only for ``*``): its keyword scan beside its phrases (the pattern
+    #: :attr:`phrases` is for that language alone), or None when some language declares no
+    #: keywords.  Each language's phrases can match only where one of its own keywords occurs:
+    #: :func:`detect` searches only those languages' phrases for whether any phrase occurs.
+    screens: tuple[tuple[re.Pattern[str], str], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +99,7 @@ class AbstentionSpec:
     """A task type's abstention phrases: per language, per kind (and ``filler``), regexes; and
     per language an optional ``subject`` (what may stand before an ``undetermined`` phrase) and
     ``keywords`` (lower-case literals of which every phrase match holds one: a text with none of
-    them skips the language with substring scans, as :data:`normalize._phrases.RETRACTION_WORDS`
+    them skips the language with substring scans, as :data:`normalize.values._phrases.RETRACTION_WORDS`
     does for retractions).
 
     Built by the pack loader from the ``abstention:`` section for the ``languages`` the task
@@ -125,12 +134,17 @@ class AbstentionSpec:
         keywords = [k for e in entries for k in e.get("keywords", ())]
         every_keyed = all(e.get("keywords") for e in entries)
         ascii_words = [k for k in keywords if k.isascii()]
+        screens = None
+        if every_keyed and len(langs) > 1:
+            screens = tuple((_literals(e["keywords"]), self._language((lang,)).phrases)
+                            for lang, e in zip(langs, entries, strict=True) if any(e.get(kind) for kind in KINDS))
         return _Language(
             _BEFORE + "(?:" + "|".join(groups) + ")" + _AFTER,
             _BEFORE + "(?:" + _alternatives(filler) + ")" + _AFTER if filler else None,
             _alternatives(subjects) if subjects else None,
             _literals(keywords) if every_keyed else None,
             _literals(ascii_words) if every_keyed and ascii_words else None,
+            screens,
         )
 
     def language_for(self, lang: str | None) -> str:
@@ -211,7 +225,7 @@ def _fold(text: str) -> str:
 def detect(spec: AbstentionSpec, text: str, lang: str | None = None, *, timeout: float) -> Found | None:
     """The abstention ``text`` states as a whole answer, or None (see the module docstring).
 
-    >>> from normalize.pack import load_pack
+    >>> from normalize.core.pack import load_pack
     >>> spec = load_pack().task_types["extractive_qa"].abstention
     >>> detect(spec, "Sorry, I don't know.", timeout=1.0)
     Found(kind='unknown', phrase="I don't know")
@@ -229,9 +243,25 @@ def detect(spec: AbstentionSpec, text: str, lang: str | None = None, *, timeout:
         keywords = compiled.ascii_keywords if lowered.isascii() else compiled.keywords
         if keywords is None or keywords.search(lowered) is None:
             return None  # no keyword: none of the phrases can occur (the usual case)
-    if user_pattern(compiled.phrases, _FLAGS, timeout=timeout).search(folded) is None:
+    if compiled.screens is not None:  # only the languages one of whose keywords occurs
+        if not _any_phrase(compiled.screens, folded, lowered, timeout):
+            return None  # no phrase at all: nothing to take apart
+    elif user_pattern(compiled.phrases, _FLAGS, timeout=timeout).search(folded) is None:
         return None  # no phrase at all: nothing to take apart
     return _detect_in(compiled, _DECORATION.sub(" ", folded), timeout)
+
+
+def _any_phrase(screens: tuple[tuple[re.Pattern[str], str], ...], folded: str, lowered: str, timeout: float) -> bool:
+    """Whether a phrase of some language occurs in ``folded`` (what a search of every language's
+    phrases at once says), searched only in the languages one of whose keywords ``lowered``
+    holds: a phrase match holds a keyword of its own language (abstention.yaml), and one
+    alternation matches where one of its parts does.  The phrases of all the pack's languages
+    are one pattern of thousands of characters the regex engine tries at every place; a
+    keyword of one language ("ne " in "the only one") leaves that language's alone."""
+    for keywords, phrases in screens:
+        if keywords.search(lowered) is not None and user_pattern(phrases, _FLAGS, timeout=timeout).search(folded) is not None:
+            return True
+    return False
 
 
 def _detect_in(language: _Language, text: str, timeout: float) -> Found | None:
@@ -269,11 +299,25 @@ def last_sentence(text: str) -> str:
     'So the year cannot be determined.'
     """
     stripped = text.strip()
-    start = 0
-    for match in _SENTENCES.finditer(stripped):
-        if match.end() < len(stripped):
-            start = match.end()
-    return stripped[start:]
+    size = len(stripped)
+    # Read from the end, a block at a time.  Every match lies inside one run of the characters
+    # of _SENTENCES (its marks and \s), so a place holding none of them is inside no match: the
+    # matches that start in text[lo:hi], lo and hi such places (or the ends), are the scan's
+    # own, found by a scan of text[lo:hi] alone; the last one of the last block with one wins.
+    hi = size
+    while True:
+        lo = max(0, hi - _BLOCK)
+        while lo > 0 and _SENTENCE_CHAR.match(stripped, lo) is not None:
+            lo -= 1
+        start = -1
+        for match in _SENTENCES.finditer(stripped, lo, hi):
+            if match.end() < size:
+                start = match.end()
+        if start >= 0:
+            return stripped[start:]
+        if lo == 0:
+            return stripped
+        hi = lo
 
 
 @dataclass(frozen=True)

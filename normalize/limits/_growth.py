@@ -112,7 +112,7 @@ KINDS: Final[tuple[tuple[str, Builder], ...]] = (
 
 def cpu_time(fn: Callable[[str], object], text: str) -> float:
     """CPU seconds of this thread for one call ``fn(text)`` (exceptions count as returns)."""
-    from normalize._budget import BudgetExceeded
+    from normalize.limits._budget import BudgetExceeded
 
     start = time.thread_time()
     try:
@@ -242,13 +242,13 @@ def probe(
     """``(kind, problem)`` for each input kind on which ``fn`` misbehaves.
 
     Per kind: one run at :data:`START_SIZE` characters, under a row budget of ``budget`` CPU
-    seconds (:mod:`normalize._budget`), where an exception other than ``benign``, running past
+    seconds (:mod:`normalize.limits._budget`), where an exception other than ``benign``, running past
     the budget, or an output more than twice the input are problems (all deterministic, none
     an absolute wall-clock time); then :func:`measure_growth`, where work that more than
     triples when the input doubles (twice in a row, in two measurements) is one.  No figure
     enters the text.
     """
-    from normalize._budget import BudgetExceeded, row_budget
+    from normalize.limits._budget import BudgetExceeded, row_budget
 
     found: list[tuple[str, str]] = []
     for kind, build in kinds:

@@ -16,7 +16,7 @@ def compiled_modules() -> tuple[str, ...]:
     >>> isinstance(compiled_modules(), tuple)
     True
     """
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     found = []
     for path in root.rglob("*"):

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize._json import canonical_json
 from normalize.check import CheckReport, run_check
 from normalize.check.findings import (
     CHECKS,
@@ -29,10 +28,11 @@ from normalize.check.samples import (
     load_samples,
 )
 from normalize.check.update import apply_update, plan_update
-from normalize.cli import add_pack_option, load_pack_from_args, use_color
+from normalize.cli._common import add_pack_option, load_pack_from_args, use_color
+from normalize.core.pack import Pack
+from normalize.core.registry import REGISTRY
 from normalize.errors import CheckConfigError
-from normalize.pack import Pack
-from normalize.registry import REGISTRY
+from normalize.values._json import canonical_json
 
 
 class _Style:

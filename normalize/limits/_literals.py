@@ -576,6 +576,68 @@ def text_locator_source(pattern: str) -> str | bytes | None:
     return locator_source(pattern)
 
 
+@lru_cache(maxsize=1024)
+def alternative_locators(pattern: str) -> tuple[bytes, ...] | tuple[str, ...] | None:
+    r"""For a pattern that opens with a group of literal alternatives, ``(?:correct|right|best)\s+
+    option``, which has no :func:`text_locator_source` of its own: each alternative's locator
+    (``correct\s+option``, ``right\s+option`` …), all over :func:`project`-ed text when every one
+    has an ASCII letter, all over the text itself when none has; else ``None``.
+
+    A match of the pattern is a match of one alternative followed by the rest, so it starts where
+    that alternative's locator hits.  Each locator is linear time (:func:`locator_source`) and
+    opens with a literal the stdlib engine looks for in a tight loop; the ``regex`` engine finds
+    no literal prefix in such a pattern under IGNORECASE and tries it at every place.
+
+    >>> [s[:5] for s in alternative_locators(r"(?:correct|best)\s+(?:option|choice)")]
+    [b'corre', b'best[']
+    >>> alternative_locators(r"(?:故|所以)选(?:择)?"), alternative_locators(r"(?:故|so)选") is None
+    (('故选', '所以选'), True)
+    """
+    if entangled(pattern) or "(?" in pattern.replace("(?:", ""):
+        return None  # inline flags, look-arounds, named groups: not read here
+    branches = _branches(pattern)
+    if branches is None or len(branches) != 1 or not branches[0].startswith("(?:"):
+        return None
+    branch = branches[0]
+    end = _skip_group(branch, 0)
+    if end is None or (end < len(branch) and branch[end] in "?*+{"):
+        return None  # the group is optional or repeated: its alternatives need not start a match
+    inner = _branches(branch[3 : end - 1])
+    if inner is None or len(inner) < 2:
+        return None
+    sources: list[str | bytes] = []
+    for alternative in inner:
+        if _leading_run(alternative) != alternative.replace("\\", ""):
+            return None  # only plain literals, each standing once
+        source = text_locator_source(alternative + branch[end:])
+        if source is None:
+            return None
+        sources.append(source)
+    projected = tuple(s for s in sources if isinstance(s, bytes))
+    if len(projected) == len(sources):
+        return projected
+    raw = tuple(s for s in sources if isinstance(s, str))
+    if len(raw) == len(sources):
+        return raw
+    return None  # some over the projection, some over the text: no one haystack for all
+
+
+def alternatives_text_locator(pattern: str) -> str | bytes | None:
+    r"""The alternation of :func:`alternative_locators` (one pattern for callers that take one):
+    it hits wherever one of them does.
+
+    >>> alternatives_text_locator(r"(?:故|所以)选(?:择)?"), alternatives_text_locator(r"answer:") is None
+    ('(?:故选|所以选)', True)
+    """
+    sources = alternative_locators(pattern)
+    if sources is None:
+        return None
+    projected = [s for s in sources if isinstance(s, bytes)]
+    if projected:
+        return b"(?:" + b"|".join(projected) + b")"
+    return "(?:" + "|".join(s for s in sources if isinstance(s, str)) + ")"
+
+
 #: English letter frequencies (per cent; the usual table for prose).  A locator's literal search
 #: loops over its first character: starting it at a rarer letter of the key stops less often.
 _LETTER_FREQUENCY: Final = {

@@ -16,6 +16,7 @@ it rewrites numerals inside ordinary words (``一定``→``1定``, ``统一``→
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
@@ -24,10 +25,10 @@ from typing import Final, Literal
 import regex
 
 from normalize import status as st
-from normalize._budget import MAX_ROUNDS, check_budget
-from normalize._regex import char_finder, compile_pattern
+from normalize.core.registry import DEFAULT_TIMEOUT
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT
+from normalize.limits._budget import MAX_ROUNDS, check_budget
+from normalize.limits._regex import char_finder, compile_pattern
 
 #: How a percentage is read: ``number`` (``50%`` → 50, the sign is a unit, as GSM8K/MATH graders
 #: do), ``fraction`` (``50%`` → 1/2), ``reject`` (a percentage is not a number: ``None``).
@@ -398,6 +399,9 @@ def _convert_cn_match(m: regex.Match[str]) -> str:
 
 
 _CN_ANY: Final = "[" + "".join(regex.escape(c) for c in sorted(CN_NUMERAL_CHARS)) + "]"
+#: :data:`_CN_ANY` in the stdlib engine (a class of literal characters: the same characters),
+#: whose scan of a text with no numeral is ~4× faster.
+_CN_ANY_STD: Final = re.compile("[" + "".join(re.escape(c) for c in sorted(CN_NUMERAL_CHARS)) + "]")
 
 
 def convert_chinese(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
@@ -414,7 +418,7 @@ def convert_chinese(text: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
     >>> convert_chinese("三分之二 百分之五十 负三点五 两千零五 二又二分之一")
     '2/3 50% -3.5 2005 5/2'
     """
-    if text.isascii() or compile_pattern(_CN_ANY).search(text) is None:  # every numeral character is CJK; one C-level scan
+    if text.isascii() or _CN_ANY_STD.search(text) is None:  # every numeral character is CJK; one C-level scan
         return text
     # A conversion can free a neighbour (百分之万负两: 负两 touched 万, now it touches %), so
     # repeat until settled; every round that changes the text removes Chinese numerals.

@@ -2,7 +2,7 @@ r"""The accounting reader: a number written in words, magnitudes, mixed forms or
 whole, or refused with a reason that names what could not be read.
 
 Private to the package.  The ``math`` parser, the ``number`` parser and the scorer's target
-reader (:func:`normalize._mathvalue.read_value`) call it, so an answer and a gold written the
+reader (:func:`normalize.values._mathvalue.read_value`) call it, so an answer and a gold written the
 same way read the same.
 
 **The accounting rule.**  The *phrase* of an answer's number is the run of tokens joined to it:
@@ -24,7 +24,7 @@ is refused — never truncated to the number beside a token that was not read:
   ``bound`` (``at least 5``), and any token next to the number that is none of the above.
 
 Values are exact :class:`~fractions.Fraction`; no float is used.  Words are English and Chinese.
-Chinese numerals of characters only go through :func:`normalize._numbers.chinese_integer`
+Chinese numerals of characters only go through :func:`normalize.values._numbers.chinese_integer`
 (cn2an); Arabic digits mixed with Chinese units (``3万5千``), English number words and the
 phrase around a number are read here, because the libraries that read them (word2number,
 number-parser) return a best guess for what they cannot read (``two three`` → 23, a token
@@ -38,7 +38,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, NamedTuple
 
-from normalize._numbers import CN_DIGIT_VALUES, chinese_integer, format_fraction, format_number
+from normalize.values._numbers import (
+    CN_DIGIT_VALUES,
+    chinese_integer,
+    format_fraction,
+    format_number,
+)
 
 # --------------------------------------------------------------------------- results
 
@@ -146,6 +151,12 @@ _UNIT_SIZES: Final[dict[str, tuple[str, int | Fraction]]] = {
     "元": ("money", 100), "块": ("money", 100), "角": ("money", 10), "毛": ("money", 10),
 }
 _BASE_NAMES: Final = {"time": "s", "length": "um", "mass": "mg", "money": "cent"}
+#: The table's unit words as regex alternations, longest first (so a pattern takes the whole
+#: word: ``minutes`` before ``min``): the ASCII ones and the Han ones.
+UNIT_WORDS: Final = "|".join(re.escape(u) for u in sorted((u for u in _UNIT_SIZES if u.isascii()), key=len, reverse=True))
+HAN_UNIT_WORDS: Final = "|".join(
+    re.escape(u) for u in sorted((u for u in _UNIT_SIZES if not u.isascii()), key=len, reverse=True)
+)
 
 #: Locales that write a decimal comma (``7,25``), by the language part of a BCP 47 tag; the
 #: regions that write a point instead are listed apart.
@@ -205,6 +216,30 @@ def fraction_slashes(text: str) -> str | Refusal:
         text = _VULGAR_CHARS.sub(lambda m: " " + _VULGAR[m.group(0)], text).replace("  ", " ")
         text = text[1:] if text.startswith(" ") else text
     return text
+
+
+#: A hyphen, an en dash, a figure dash or a small or full-width hyphen-minus written where a
+#: minus sign goes: right before a digit, a decimal point or a currency sign, and not after a
+#: letter, a digit or a closing bracket ("–5", "(–3)", "–$5"; "5–3" and "pages 3–5" are no sign).
+_SIGN_DASH: Final = re.compile(r"(?<![^\W_])(?<![.,)\]}])[\u2010\u2011\u2012\u2013\ufe63\uff0d](?=[$€£¥₹]?[0-9.])")
+#: An em dash or a horizontal bar that opens the answer, right before its number: typeset prose
+#: writes it as a dash ("Answer —5"), a model sometimes as a minus sign ("—5"): which, only it knows.
+_EM_DASH_SIGN: Final = re.compile(r"[ \t]*[$({\[]?[ \t]*[\u2014\u2015](?=[$€£¥₹]?[0-9.])")
+
+
+def sign_dashes(text: str) -> str | Refusal:
+    """``–5`` (an en dash, U+2013) → ``-5``: a dash where a minus sign goes is one (the reader
+    dropped it, so ``–5`` was 5); a :class:`Refusal` for an em dash there (``—5``), which prose
+    writes as a dash as often as a model writes it as a minus sign.
+
+    >>> sign_dashes("\u20135"), sign_dashes("(\u2013$3)"), sign_dashes("5\u20133"), sign_dashes("\u20145").kind
+    ('-5', '(-$3)', '5\u20133', 'ambiguous number')
+    """
+    if text.isascii():
+        return text
+    if _EM_DASH_SIGN.match(text) is not None:
+        return Refusal("ambiguous number", "ambiguous number: an em dash before the number is a minus sign or a dash")
+    return _SIGN_DASH.sub("-", text)
 
 
 # --------------------------------------------------------------------------- one numeral
@@ -473,18 +508,20 @@ def _token_pattern(spaces: bool, cjk: bool) -> re.Pattern[str]:
         r"|(?P<cn>(?:[0-9]+(?:\.[0-9]+)?)?(?:[" + _CN_CHARS + r"]|(?<=[0-9" + _CN_CHARS + r"])点(?=[0-9" + _CN_CHARS + r"]))"
         r"(?:[0-9." + _CN_CHARS + r"]|点(?=[0-9" + _CN_CHARS + r"]))*)"
     ) if cjk else ""
+    # the whitespace before a token is read with it (one match a token, not two): a symbol is
+    # any other character but whitespace, as it was when whitespace was a token of its own
     return re.compile(
-        r"(?P<word>[A-Za-z]+)|(?P<space>\s+)" + chinese
+        r"\s*(?:(?P<word>[A-Za-z]+)" + chinese
         + r"|(?P<num>(?<![0-9])\.[0-9]+|[0-9]+(?:[.,'’\u00a0\u202f\u2009][0-9]+" + space_group + r")*)"
         r"|(?P<han>[\u3400-\u9fff])"
-        r"|(?P<sym>.)",
+        r"|(?P<sym>\S))",
         re.DOTALL,
     )
 
 
 #: Tokens: a digit numeral (its marks read by :func:`read_numeral`), Chinese numerals, words,
-#: CJK characters, symbols; with digits grouped by plain spaces (``1 000``) or without; the
-#: Chinese alternatives only for a text that is not ASCII.
+#: CJK characters, symbols, each with the whitespace before it; with digits grouped by plain
+#: spaces (``1 000``) or without; the Chinese alternatives only for a text that is not ASCII.
 _TOKENS: Final = {(spaces, cjk): _token_pattern(spaces, cjk) for spaces in (True, False) for cjk in (True, False)}
 
 
@@ -501,23 +538,27 @@ class _Tok(NamedTuple):  # a tuple: dozens are built a row
 _UNIT_PREFIXES: Final = {"千": "克米瓦卡焦帕伏赫字兆", "万": "维"}
 
 
+_NEW_TOK: Final = tuple.__new__  # _Tok(...) without the generated __new__'s own call
+
+
 def _tokens(text: str, spaces: bool = True) -> list[_Tok]:
+    """The tokens of ``text`` (whitespace only marks the token after it as ``spaced``; the first
+    token counts as spaced)."""
     out: list[_Tok] = []
-    spaced = True
+    first = True
     for m in _TOKENS[spaces, not text.isascii()].finditer(text):
         kind = m.lastgroup or "sym"
-        if kind == "space":
-            spaced = True
-            continue
-        piece, end = m.group(0), m.end()
+        start, end = m.span(kind)
+        spaced = first or start != m.start()
+        first = False
+        piece = m.group(kind)
         if kind == "cn" and len(piece) > 1 and piece[-1] in _UNIT_PREFIXES and end < len(text) and text[end] in _UNIT_PREFIXES[piece[-1]]:
             # 4000千克: kilograms, not four million grams
             head = piece[:-1]
-            out.append(_Tok("num" if head.replace(".", "").isdigit() else "cn", head, m.start(), end - 1, spaced))
+            out.append(_Tok("num" if head.replace(".", "").isdigit() else "cn", head, start, end - 1, spaced))
             out.append(_Tok("han", piece[-1], end - 1, end, False))
         else:
-            out.append(_Tok(kind, piece, m.start(), end, spaced))
-        spaced = False
+            out.append(_NEW_TOK(_Tok, (kind, piece, start, end, spaced)))
     return out
 
 
@@ -532,6 +573,14 @@ NUMBER_WORD: Final = re.compile(
 _WORD_RUN_END: Final = re.compile(
     r"(?i)(?<![A-Za-z])(?:(?:" + NUMBER_WORD.pattern[4:] + r"|and|a)[\s-]+)+\Z"
 )
+
+
+#: Every character a match of :data:`_WORD_RUN_END` can hold: the ASCII letters and those its
+#: ``(?i)`` matches to them (``İ ı ſ K``), the characters ``\s`` matches (``str.isspace``), ``-``.
+_WORD_RUN_CHARS: Final = "".join(sorted({
+    *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "\u0130", "\u0131", "\u017f", "\u212a", "-",
+    *(chr(c) for c in range(0x3001) if chr(c).isspace()),
+}))
 
 
 def _is_word_number(tok: _Tok) -> bool:
@@ -677,7 +726,9 @@ def _window(text: str) -> str:
     if start:
         space = text.find(" ", start, anchor)
         start = space + 1 if space >= 0 else start
-        words = _WORD_RUN_END.search(text, max(0, start - 400), start)
+        lo = max(0, start - 400)
+        # a match holds only _WORD_RUN_CHARS and ends at start: it lies in the run of them there
+        words = _WORD_RUN_END.search(text, lo + len(text[lo:start].rstrip(_WORD_RUN_CHARS)), start)
         if words is not None:  # one trillion seventy-eight billion …: a number in words, whole
             start = words.start()
     if end < len(text):
@@ -1258,4 +1309,5 @@ __all__ = [
     "read_numeral",
     "read_phrase",
     "reading_of",
+    "sign_dashes",
 ]

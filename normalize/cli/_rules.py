@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from normalize.cli import add_format_option, add_pack_option, load_pack_from_args
+from normalize.cli._common import add_format_option, add_pack_option, load_pack_from_args
+from normalize.core.registry import REGISTRY, STAGES, TASK_TYPES
 from normalize.errors import UsageError
-from normalize.registry import REGISTRY, STAGES, TASK_TYPES
 
 
 def _type_name(annotation: Any) -> str:

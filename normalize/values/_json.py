@@ -20,9 +20,9 @@ import regex
 from pydantic import Field
 
 from normalize import status as st
-from normalize._regex import compile_pattern
+from normalize.core.registry import DEFAULT_TIMEOUT, Params
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, Params
+from normalize.limits._regex import compile_pattern
 
 #: A complete double-quoted JSON string (possessive: linear time, no backtracking).
 _DQ_STRING: Final = r'"(?:[^"\\]++|\\.)*+"'

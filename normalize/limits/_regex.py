@@ -6,16 +6,16 @@ Two kinds of pattern, two ways of calling them:
   nested quantifiers that can backtrack, bounded look-behinds) and are called *without* the
   ``regex`` module's per-call ``timeout=`` (it costs ~2.4 µs per call plus ~1 µs per match).
   ``normalize check`` proves their bound by the growth of work between input sizes *n* and
-  *2n* (see :mod:`normalize._growth`).  Compile them with :func:`compile_pattern`.
+  *2n* (see :mod:`normalize.limits._growth`).  Compile them with :func:`compile_pattern`.
 * **User-supplied** patterns (answer-marker tiers and schema ``patternProperties`` written in
   a pack, a data-only ``extract_regex`` rule) may backtrack; they go through
   :class:`UserPattern`, which passes the pack's ``regex_timeout`` and turns a timeout into
   :class:`TimeoutError`, which the engine records as status ``error`` naming the rule — unless
-  the pattern is proven linear when it is compiled (:mod:`normalize._regex_proof`: no
+  the pattern is proven linear when it is compiled (:mod:`normalize.limits._regex_proof`: no
   backreference, no nested or overlapping quantifiers, no run rescanned from another start
   position); such a pattern is called without the timeout, as the built-in ones are.
 
-The per-row CPU-time budget (:mod:`normalize._budget`) bounds the whole row on top of both.
+The per-row CPU-time budget (:mod:`normalize.limits._budget`) bounds the whole row on top of both.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import regex
 
-from normalize._regex_proof import proven_linear
+from normalize.limits._regex_proof import proven_linear
 
 Pattern = regex.Pattern
 
@@ -47,7 +47,7 @@ def compile_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:
 @lru_cache(maxsize=4096)
 def user_compiled(pattern: str, flags: int = 0) -> tuple[regex.Pattern[str], bool]:
     """A user-supplied pattern compiled (as :func:`compile_pattern`) and whether it is proven
-    linear (:func:`normalize._regex_proof.proven_linear`): then it needs no per-call timeout.
+    linear (:func:`normalize.limits._regex_proof.proven_linear`): then it needs no per-call timeout.
 
     >>> user_compiled(r"ANSWER:\\s*(\\S+)")[1], user_compiled(r"(a+)+$")[1]
     (True, False)

@@ -7,12 +7,15 @@ Two paths:
 
 * **plain numbers** (``42``, ``-0.5``, ``1,000``, ``1 000``, ``32,\! 349``, ``14{,}916``,
   ``\frac{3}{4}``, ``1\frac{1}{4}``, ``3/4``, ``1.5 \times 10^3``, ``1.5e3``, ``20\%``, ``90^\circ``,
-  ``\$5``, ``15\text{ cm}``) are read with exact rationals (:mod:`normalize._numbers`); no SymPy
+  ``\$5``, ``15\text{ cm}``) are read with exact rationals (:mod:`normalize.values._numbers`); no SymPy
   is imported and two numbers compare as :class:`fractions.Fraction` — the fast path;
 * everything else (``7\pi``, ``3\sqrt{13}``, ``\pm``, tuples, intervals and unions, sets,
-  matrices, equations and relations) goes through latex2sympy2_extended (the LaTeX front end
-  Math-Verify uses) into SymPy, within a wall-clock bound of our own
-  (:func:`normalize._deadline.call_within`: a trace hook, no signals, any thread).
+  matrices, equations and relations) becomes a SymPy object as latex2sympy2_extended (the LaTeX
+  front end Math-Verify uses) reads it, within a wall-clock bound of our own
+  (:func:`normalize.limits._deadline.call_within`: a trace hook, no signals, any thread): the
+  common values by :mod:`normalize.values._commonmath`, the common shapes with letters by
+  :mod:`normalize.values._latextree` (latex2sympy's own object, built without its parser), the
+  rest by latex2sympy, parsed in two stages (:mod:`normalize.values._latexparse`).
 
 Written ourselves, and why: Math-Verify's ``parse``/``verify`` couple extraction from a whole
 output with comparison and use ``signal.alarm``; the project already extracts the answer
@@ -33,11 +36,22 @@ from functools import lru_cache
 from math import gcd
 from typing import Any, Final
 
-from normalize._deadline import TimeUp, call_within
-from normalize._numbers import format_fraction, format_number, to_fraction
-from normalize._quantity import Reading, Refusal, fraction_slashes, read_phrase
-from normalize._regex import char_finder, compile_pattern
+from normalize.limits._deadline import TimeUp, call_within
+from normalize.limits._regex import char_finder, compile_pattern
 from normalize.status import Status
+from normalize.values._commonmath import read_common
+from normalize.values._latexparse import latex_to_sympy, sll_converter
+from normalize.values._latextree import library as tree_library
+from normalize.values._latextree import read_tree
+from normalize.values._numbers import format_fraction, format_number, to_fraction
+from normalize.values._quantity import (
+    _UNIT_SIZES,
+    UNIT_WORDS,
+    Reading,
+    Refusal,
+    fraction_slashes,
+    read_phrase,
+)
 
 #: Characters that never change an answer: zero-width, bidi marks and embeddings, soft hyphen.
 INVISIBLE_CHARS: Final = (
@@ -52,12 +66,15 @@ DEFAULT_MATH_TIMEOUT: Final = 2.0
 
 
 class NotMath(ValueError):
-    """The string is not one mathematical answer; ``status`` says how (``no_answer``, ``contradictory``)."""
+    """The string is not one mathematical answer; ``status`` says how (``no_answer``, ``contradictory``).
+    ``whole``: the refusal is of the whole statement, so no part of it may be read instead (a
+    number with its unit inside an expression: ``4 kg + 3`` is not 3)."""
 
-    def __init__(self, reason: str, status: Status = "no_answer") -> None:
+    def __init__(self, reason: str, status: Status = "no_answer", *, whole: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.whole = whole
 
 
 @dataclass(frozen=True)
@@ -83,6 +100,8 @@ class MathValue:
 _DELIMITERS: Final = (r"\$\$|\$|\\\(|\\\)|\\\[|\\\]")
 _SPACING: Final = r"(?<!\\)\\(?:displaystyle|textstyle|quad|qquad|,|;|:|!| )(?![A-Za-z])|~"
 _DEGREES: Final = r"\s*(?:\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|\\circ(?![A-Za-z])|°|\\degree(?![A-Za-z]))"
+#: Degrees of a temperature scale: ``-5°C``, ``98.6^\\circ F``, ``37 °\\text{C}``.
+_TEMPERATURE: Final = _DEGREES + r"\s*(?:\\(?:text|mathrm)\s*\{\s*)?(?P<scale>[CF])(?:\s*\})?(?![A-Za-z])"
 _PERCENT_TAIL: Final = r"\s*(?:\\%|%|％|\\text\{\s*\\?%\s*\}|(?<![A-Za-z])(?:percentage|percent|per\s+cent|pct)(?![A-Za-z]))\s*$"
 _TEXT_CMD: Final = r"\\(?:text|textrm|textnormal|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*"
 #: A unit after a number: ``\text{ cm}^2``, ``\mbox{ miles}``, `` cm``, ``m²``, `` dollars``.
@@ -91,7 +110,7 @@ _UNIT_TAIL: Final = (
     r"|\s*(?<![A-Za-z\\])(?P<u2>(?:[A-Za-z]{2,}|[a-zA-Z]|[\p{Han}]+)(?:\s+[A-Za-z]{2,}){0,2}))"
     r"(?:\s*(?:\^\s*\{?\s*[23]\s*\}?|[²³])|(?<=(?<![A-Za-z])(?:m|cm|mm|km|ft|in|yd))[23])?\s*$"
 )
-_CURRENCY_HEAD: Final = r"^\s*(?:\\\$|US\$|\$|¥|€|£|₹)\s*"
+_CURRENCY_HEAD: Final = r"^\s*(?:\\\$|US\$|\$|¥|€|£|₹|(?:Rs|Rp)\.?(?=\s*[0-9])|INR(?=\s*[0-9]))\s*"  # Rs. 12: rupees
 #: Unit words that may follow an expression (``2\pi cm``), not only a plain number.
 _KNOWN_UNITS: Final = frozenset(
     {"cm", "mm", "km", "m", "in", "ft", "inches", "feet", "meters", "metres", "miles", "units", "degrees",
@@ -109,6 +128,8 @@ _MATH_WORDS: Final = frozenset(
     {"sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "lim", "max", "min", "sqrt", "pi",
      "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "det", "gcd", "lcm", "mod", "inf", "oo"}
 )
+#: Names of functions that are units too: after a plain number, with nothing after them, units.
+_FUNCTION_UNITS: Final = frozenset({"min", "sec"})
 _PROSE_STOPWORDS: Final = frozenset({"is", "as", "at", "be", "by", "if", "it", "of", "on", "to", "we", "so", "no", "an"})
 _TEXT_WHOLE: Final = rf"^\s*{_TEXT_CMD}\{{(?P<t>[^{{}}]*)\}}\s*$"
 
@@ -194,8 +215,13 @@ def _clean(s: str) -> tuple[str, bool, list[str]]:
     s = _sub(r"[\s.。,;:]+$", "", s)
     s = _sub(r"^[\s=:]+", "", s)
     if compile_pattern(_DEGREES).search(s):
-        s = _sub(_DEGREES, "", s)
-        dropped.append("degrees")
+        scale = compile_pattern(_TEMPERATURE).search(s)
+        if scale is not None:  # -5°C: a temperature, its scale a unit, not a variable C
+            s = _sub(_TEMPERATURE, "", s)
+            dropped.append("°" + scale["scale"])
+        else:
+            s = _sub(_DEGREES, "", s)
+            dropped.append("degrees")
     percent = False
     m = compile_pattern(_PERCENT_TAIL).search(s)
     if m is not None and m.start() > 0:
@@ -211,8 +237,45 @@ def _clean(s: str) -> tuple[str, bool, list[str]]:
     return s, percent, dropped
 
 
+#: A decimal that repeats: ``0.333...``, ``0.1666…``, ``1.8\\overline{3}``, ``0.\\overline{142857}``.
+_REPEATING: Final = (
+    r"(?<![0-9.])(?P<int>[0-9]+)\.(?:(?P<digits>[0-9]+)[ \t]*(?:\.{2,}|…|\\[lc]dots(?![A-Za-z]))"
+    r"|(?P<pre>[0-9]*)\\overline\s*\{(?P<period>[0-9]+)\})"
+)
+
+
+def _repeating_fraction(m: re.Match[str]) -> str:
+    r"""The exact value of a repeating decimal as ``\frac{p}{q}``: with an ellipsis, the last
+    digit repeats when it is written at least twice (``0.333...`` = 1/3, ``0.1666...`` = 1/6);
+    four digits or more that trail off otherwise (``3.14159...``) state no exact value, and a
+    shorter decimal is as written (``2.5...``: a pause).
+
+    >>> _sub(_REPEATING, _repeating_fraction, "0.1666..."), _sub(_REPEATING, _repeating_fraction, r"0.\overline{3}")
+    ('\\frac{1}{6}', '\\frac{1}{3}')
+    """
+    if m["period"] is not None:
+        pre, period = m["pre"] or "", m["period"]
+    else:
+        digits = m["digits"]
+        last = digits[-1]
+        if len(digits) < 2 or digits[-2] != last:
+            if len(digits) >= 4:
+                raise NotMath(f"{m[0]!r} trails off: a decimal cut short is not an exact value", whole=True)
+            return f"{m['int']}.{digits}"
+        pre, period = digits.rstrip(last), last
+    shift = 10 ** len(pre)
+    repeat = 10 ** len(period) - 1
+    value = Fraction(int(m["int"])) + Fraction(int(pre or "0") * repeat + int(period), shift * repeat)
+    return rf"\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
 def _strip_unit(s: str, dropped: list[str]) -> str:
-    """``15\\text{ cm}^2`` → ``15``; a unit only goes when a number stands before it."""
+    """``15\\text{ cm}^2`` → ``15``; a unit only goes when a number stands before it.  A rate of
+    two units (``36 km/h``, ``10 m/s``, ``5 miles per hour``) goes only after a plain number."""
+    rate = compile_pattern(_RATE_TAIL).search(s)
+    if rate is not None and _plain_number(s[: rate.start()].strip()) is not None:
+        dropped.append(" ".join(rate["rate"].split()))
+        return s[: rate.start()].rstrip()
     m = compile_pattern(_UNIT_TAIL).search(s)
     if m is None:
         return s
@@ -222,12 +285,97 @@ def _strip_unit(s: str, dropped: list[str]) -> str:
         return s
     if _plain_number(head) is None and not (unit in _KNOWN_UNITS and compile_pattern(r"(?:[0-9}]|\\pi)$").search(head)):
         return s  # a unit follows a number ("2\pi cm"); "x <= 2 is our answer" is prose
-    if unit.lower() in _MATH_WORDS or unit in ("i", "e", "x", "y", "z", "n", "k", "a", "b", "c", "d", "t", "r"):
-        return s
+    if (unit.lower() in _MATH_WORDS and not (unit in _FUNCTION_UNITS and _plain_number(head) is not None)) or unit in (
+        "i", "e", "x", "y", "z", "n", "k", "a", "b", "c", "d", "t", "r"
+    ):
+        return s  # "90 min": no argument after it, so min is minutes, not a function (was 90 i m n)
     if compile_pattern(r"(?i)^(?:percentage|percent|pct)$").match(unit):
         return s
+    if m.group("u2") is not None and m.start("u2") == len(head) and unit.isascii() and not _glued_unit(unit):
+        return s  # 2xy, 3ab: letters glued to a number are a product unless they name a unit (5cm, 3kg)
     dropped.append(unit)
     return head
+
+
+#: Units written glued to their number (``5cm``, ``3kg``, ``60mph``), beyond the accounting
+#: reader's table of units (:data:`normalize.values._quantity._UNIT_SIZES`).
+_GLUED_UNITS: Final = frozenset(
+    {"mph", "kph", "kmh", "ml", "mL", "L", "l", "cl", "dl", "kl", "sq", "deg", "rad", "mol", "mmol", "N", "kN", "J", "kJ",
+     "W", "kW", "MW", "V", "mV", "kV", "mA", "Hz", "kHz", "MHz", "GHz", "Pa", "kPa", "MPa", "atm", "cal", "kcal",
+     "B", "kB", "KB", "MB", "GB", "TB", "nm", "um", "ms", "ns", "yr", "yrs", "mo", "wk", "wks", "pt", "px", "ha",
+     "st", "nd", "rd", "th"}  # and ordinals: 10th century
+)
+
+
+#: A rate after a number (:func:`_strip_unit`): two unit words of the accounting reader's table
+#: joined by ``/`` or ``per``, bare or in ``\text{}``.
+_RATE_TAIL: Final = (
+    rf"(?<![A-Za-z])\s*(?:{_TEXT_CMD}\{{\s*)?(?P<rate>(?:{UNIT_WORDS})\s*(?:/|\bper\b)\s*(?:{UNIT_WORDS}))"
+    r"(?![A-Za-z])\s*\}?\s*$"
+)
+#: Unit words that are never a product of variables after a number: of two letters or more,
+#: neither a function (``min``, ``sec``) nor ``in``; ordinals (``10th``) are no units.
+_MULTI_LETTER_UNITS: Final = "|".join(sorted(
+    ({u for u in _UNIT_SIZES if u.isascii() and len(u) >= 2} | {u for u in _GLUED_UNITS if len(u) >= 2})
+    - _MATH_WORDS - {"in", "st", "nd", "rd", "th"}, key=len, reverse=True))
+#: A number followed by a unit: ``1.5 kg``, ``3\text{ g}`` (any word set as text), ``5cm``.
+_UNIT_AFTER_NUMBER: Final = (
+    rf"(?<![A-Za-z])[0-9]+(?:\.[0-9]+)?\s*(?:(?:{_MULTI_LETTER_UNITS})(?![A-Za-z])"
+    rf"|{_TEXT_CMD}\{{\s*(?:{UNIT_WORDS})\s*\}})"
+)
+
+
+def _unit_inside(s: str) -> str | None:
+    r"""A number with its unit inside an expression (``5 cm \times 3 cm``, ``10 m/s (36 km/h)``):
+    SymPy would read the unit's letters as a product of variables (``5 c m \cdot 3``).
+
+    >>> _unit_inside(r"5 cm \times 3 cm"), _unit_inside("3xy + 2"), _unit_inside(r"2 \text{ g} + 1")
+    ('5 cm', None, '2 \\text{ g}')
+    """
+    m = compile_pattern(_UNIT_AFTER_NUMBER).search(s)
+    return None if m is None else m[0]
+
+
+#: A value, a space, and a value in brackets: ``25% (0.25)``, ``1/4 (0.25)``, ``8 (5 + 3)``.
+_GLOSS: Final = r"^(?P<a>[^()\[\]{}]+?)\s+\((?P<b>[^()]+)\)$"
+
+
+def _glossed(a: str, b: str, timeout: float) -> MathValue | None:
+    r"""The value of ``a (b)`` when both are numbers: ``a``'s when ``b`` states it again (to
+    ``b``'s written precision: ``1/3 (0.33)``), else refused — a restatement that disagrees, or
+    a product written with a space (``8 (5 + 3)`` was 64), is not certain.  ``None``: ``b`` is no
+    number (``x (x + 1)``), read as before.
+
+    >>> _glossed("25%", "0.25", 1.0).canonical, _glossed("1/3", "0.33", 1.0).canonical
+    ('25%', '1/3')
+    >>> _glossed("8", "5 + 3", 1.0).canonical
+    '8'
+    >>> _glossed("1/4", "0.5", 1.0)
+    Traceback (most recent call last):
+    ...
+    normalize.values._mathvalue.NotMath: '1/4 (0.5)': a value with another in brackets after it (0.5) is a restatement that disagrees or a product: not one certain value
+    """
+    first, second = _read_cached(a, timeout), _read_cached(b, timeout)
+    if isinstance(first, NotMath) or first.kind != "number" or isinstance(second, NotMath) or second.kind != "number":
+        return None
+    assert first.number is not None and second.number is not None
+    x = first.number / 100 if first.percent else first.number
+    y = second.number / 100 if second.percent else second.number
+    decimals = len(b.strip().rstrip("%").partition(".")[2]) if compile_pattern(r"^\s*-?[0-9]*\.[0-9]+%?\s*$").match(b) else None
+    if x == y or (decimals is not None and abs(x - y) <= Fraction(1, 2 * 10**decimals)):
+        return first
+    shown = f"{a} ({b})".strip()[:80]
+    raise NotMath(f"{shown!r}: a value with another in brackets after it ({b.strip()}) is a restatement that "
+                  "disagrees or a product: not one certain value", whole=True)
+
+
+def _glued_unit(letters: str) -> bool:
+    """Whether ``letters`` written right after a number name a unit (``cm``, ``kg``, ``mph``), not
+    a product of variables (``xy``, ``ab``)."""
+    from normalize.values._quantity import _UNIT_SIZES
+
+    first = letters.split()[0] if letters.split() else ""
+    return bool(first) and (first in _GLUED_UNITS or first.lower() in _UNIT_SIZES or first.lower() in _KNOWN_UNITS)
 
 
 # --------------------------------------------------------------------------- fast path
@@ -303,6 +451,8 @@ def _front_end() -> tuple[Any, Any, Any, Any]:
 
     norm = NormalizationConfig(basic_latex=True, units=False, malformed_operators=True, nits=True, boxed="all", equations=False)
     conv = ConversionConfig(interpret_as_mixed_fractions=True, interpret_simple_eq_as_assignment=False, lowercase_symbols=False)
+    sll_converter()  # its imports too: outside any answer's time
+    tree_library()
     return latex2sympy, normalize_latex, norm, conv
 
 
@@ -316,6 +466,80 @@ def _has_prose(s: str) -> str | None:
         if len(word) >= 3 or word.lower() in _PROSE_STOPWORDS:
             return word
     return None
+
+
+#: A name (letters not part of a ``\\command``, a ``\\text{}`` or a sub/superscript) with a number
+#: written right after it: ``zz 12``, ``x 4 y 9``, ``x2``.  Mathematics writes a coefficient
+#: before its variables (``2x``, ``3\\pi``, ``4\\sqrt{2}``, ``2xy``) or an operator between
+#: (``x \\cdot 2``, ``x^2``, ``x_1``); a number after a bare name is prose, a label or a subscript
+#: left unwritten, never a product SymPy should build.
+_NAME_THEN_NUMBER: Final = r"(?<![\\A-Za-z_^'’])(?P<name>[A-Za-z]+)\s*(?=[0-9])"
+
+
+def _name_then_number(s: str) -> str | None:
+    r"""The first ``name number`` juxtaposition in ``s`` (see :data:`_NAME_THEN_NUMBER`), or ``None``.
+
+    >>> _name_then_number("zz 12"), _name_then_number("x 4 y 9"), _name_then_number("2xy + x^2 + 1")
+    ('zz 12', 'x 4', None)
+    >>> _name_then_number(r"\sin 30 + \log_b 8 + \sqrt{2} 3 + x_1 2"), _name_then_number("sin 30")
+    (None, 'sin 30')
+    """
+    without_text = _sub(rf"{_TEXT_CMD}\{{[^{{}}]*\}}|\\(?:begin|end)\s*\{{[^{{}}]*\}}(?:\{{[^{{}}]*\}})?", " ", s)
+    for m in compile_pattern(_NAME_THEN_NUMBER).finditer(without_text):
+        number = compile_pattern(r"[0-9]+(?:\.[0-9]+)?").match(without_text, m.end())
+        return without_text[m.start() : number.end() if number is not None else m.end()]
+    return None
+
+
+#: A statement that is nothing but words each with a number written after it: ``zz 12``, ``sin 30``.
+_WORDS_AND_NUMBERS: Final = r"^(?:\s*(?<![\\A-Za-z])(?P<w>[A-Za-z]{1,6})[ \t]*[0-9]+(?:\.[0-9]+)?)+\s*$"
+
+
+def only_names_and_numbers(text: str) -> bool:
+    r"""Whether ``text`` is only names each with a number written after it and no operator, no other
+    word (``zz 12``, ``sin 30``, ``AB 3 CD 4``): the number belongs to its name, so the statement has
+    no number of its own to read.  A name is what the math reader takes for one (a function's name,
+    or one or two letters that are not a common English word: :func:`_has_prose`); a statement with
+    a word of prose (``lorem 7 ipsum 3``, ``total 12``) keeps its last-number reading.
+
+    >>> [only_names_and_numbers(s) for s in ["zz 12", "sin 30", "lorem 7 ipsum 3", "est de 25"]]
+    [True, True, False, False]
+    """
+    if len(text) > 200:
+        return False
+    m = compile_pattern(_WORDS_AND_NUMBERS).match(text)
+    if m is None:
+        return False
+    return all(w.lower() in _MATH_WORDS or (len(w) <= 2 and w.lower() not in _PROSE_STOPWORDS) for w in m.captures("w"))
+
+
+def glued_word_after(text: str, end: int) -> str | None:
+    """The letters written right after a number ending at ``end`` in ``text`` when they name no
+    unit (``2xyz``: a product, not 2 of something); ``None`` for a unit (``5kg``, ``10th``) or no letters.
+
+    >>> glued_word_after("2xyz", 1), glued_word_after("5kg", 1), glued_word_after("5 kg", 1)
+    ('xyz', None, None)
+    """
+    m = compile_pattern(r"[A-Za-z]+").match(text, end)
+    if m is None or _glued_unit(m.group(0)):
+        return None
+    return m.group(0)
+
+
+def last_number_glued(text: str) -> str | None:
+    r"""The word and number when the last number of ``text`` is written glued to a name before it
+    (``A0,5``, ``H2O``, ``v2.5``): the digits are part of a word.  ``None`` otherwise (``1e5``,
+    ``x_1``, ``x^2``, ``\sqrt2``, ``5cm``).
+
+    >>> last_number_glued("A0,5"), last_number_glued("1e5"), last_number_glued("5cm"), last_number_glued("x^2")
+    ('A0,5', None, None, None)
+    """
+    numbers = list(compile_pattern(r"[0-9](?:[0-9.,]*[0-9])?").finditer(text))
+    if not numbers:
+        return None
+    last = numbers[-1]
+    word = compile_pattern(r"(?<![\\A-Za-z0-9_^'’])[A-Za-z]+$").search(text, 0, last.start())
+    return None if word is None else text[word.start() : last.end()]
 
 
 def _huge(s: str) -> bool:
@@ -376,6 +600,8 @@ def _split_chain(s: str) -> str:
     if len(members) == 2 and "," not in s and members[0].strip() and members[1].strip():
         lhs, rhs = members[0].strip(), members[1].strip()
         rhs_plain = not compile_pattern(r"[A-Za-z]").search(_sub(r"\\(?:frac|sqrt|pi|infty|cdot|times)(?![A-Za-z])", "", rhs))
+        # 4 x 3 = 12: a letter x between two numbers, in a computation, is a times sign
+        lhs = _sub(r"(?<=[0-9])\s*x\s*(?=[0-9])", " × ", lhs)
         lhs_bare = _sub(r"\\(?:times|cdot|div|frac|sqrt)(?![A-Za-z])", "", lhs)
         if rhs_plain and not compile_pattern(r"[A-Za-z]").search(lhs_bare) and compile_pattern(r"[-+*/×÷^]|\\(?:times|cdot|div)").search(lhs):
             return rhs  # 5 + 3 = 8: a computation, its result is the value
@@ -388,10 +614,12 @@ def _split_chain(s: str) -> str:
 
 
 def _sympy_read(s: str) -> Any:
-    latex2sympy, normalize_latex, norm, conv = _front_end()
+    _, normalize_latex, norm, conv = _front_end()
     sp = _sympy()
     text = normalize_latex(s, norm)
-    obj = latex2sympy(text, normalization_config=None, conversion_config=conv)
+    obj = read_tree(text, sp)  # the common shapes with letters, built as latex2sympy builds them
+    if obj is None:
+        obj = latex_to_sympy(text, conv)  # latex2sympy's object, parsed in SLL mode where that suffices
     obj = _rationalize(obj)
     doable = (sp.Expr, sp.Tuple, sp.FiniteSet, sp.Interval, sp.Union)
     if isinstance(obj, doable) and not obj.has(sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Rel, sp.logic.boolalg.Boolean):
@@ -438,8 +666,10 @@ def _canonical_inner(obj: Any) -> str:
         return r"\infty"
     if obj is sp.S.NegativeInfinity:
         return r"-\infty"
-    # "2 \frac{1}{x}" would read back as a mixed number: write the product explicitly
-    return _sub(r"([0-9])\s+\\frac", r"\1 \\cdot \\frac", str(sp.latex(obj)))
+    # "2 \frac{1}{x}" would read back as a mixed number, "x 2" (x times 2 as written) as no
+    # product at all (:func:`_name_then_number`): write the product explicitly
+    text = _sub(r"([0-9])\s+\\frac", r"\1 \\cdot \\frac", str(sp.latex(obj)))
+    return _sub(_NAME_THEN_NUMBER, r"\g<name> \\cdot ", text) if _name_then_number(text) is not None else text
 
 
 # --------------------------------------------------------------------------- reading
@@ -509,6 +739,8 @@ def _read(s: str, timeout: float) -> MathValue:
 
 
 def _read_general(s: str, timeout: float) -> MathValue:
+    if ".." in s or "…" in s or "dots" in s or "overline" in s:
+        s = _sub(_REPEATING, _repeating_fraction, s)  # 0.333... is 1/3, not 0.333
     stripped = s.strip()
     # the commonest answer: no clean-up to do.  Past 200 characters _plain_number reads nothing,
     # and _DIGITS_ONLY backtracks quadratically on a long run of digits: not tried there.
@@ -577,6 +809,19 @@ def _read_general(s: str, timeout: float) -> MathValue:
     word = _has_prose(s)
     if word is not None:
         raise NotMath(f"{word!r} is prose, not part of a mathematical answer")
+    juxtaposed = _name_then_number(s)
+    if juxtaposed is not None:
+        raise NotMath(f"{juxtaposed!r}: a number written after a name with no operator between "
+                      "is not read as a product (prose, a label or an unwritten subscript)")
+    gloss = compile_pattern(_GLOSS).match(s)
+    if gloss is not None:  # "25% (0.25)", "8 (5 + 3)": a value, and another in brackets after it
+        glossed = _glossed(gloss["a"], gloss["b"], timeout)
+        if glossed is not None:
+            return dataclasses.replace(glossed, dropped=(*dropped, *glossed.dropped))
+    inside = _unit_inside(s)
+    if inside is not None:
+        raise NotMath(f"{s.strip()[:80]!r}: a number with its unit ({inside!r}) inside an expression is not one value "
+                      "(its unit's letters would be read as variables)", whole=True)
     if _huge(s):
         raise NotMath("a power or factorial too large to evaluate")
     _front_end()  # importing SymPy takes a second or more: not part of any answer's time
@@ -584,9 +829,19 @@ def _read_general(s: str, timeout: float) -> MathValue:
 
 
 def _symbolic(s: str, percent: bool, dropped: list[str]) -> MathValue:
-    """The SymPy path of :func:`_read`, run within the caller's time bound."""
+    """The SymPy path of :func:`_read`, run within the caller's time bound: the common forms
+    by :func:`normalize.values._commonmath.read_common` (no latex2sympy: its ANTLR parser was ~95 %
+    of the time), the rest as latex2sympy reads them (:func:`_sympy_read`)."""
+    obj = read_common(s, _sympy())
+    if obj is None:
+        obj = _latex2sympy_value(s)
+    return _value_of(obj, s, percent, dropped)
+
+
+def _latex2sympy_value(s: str) -> Any:
+    """``s`` read by latex2sympy (a list of members when it reads no whole expression)."""
     try:
-        obj = _sympy_read(s)
+        return _sympy_read(s)
     except TimeUp:
         raise
     except (RecursionError, MemoryError) as exc:
@@ -595,10 +850,16 @@ def _symbolic(s: str, percent: bool, dropped: list[str]) -> MathValue:
         parts = _top_level_split(s)
         if len(parts) < 2 and "\\pm" not in s:
             raise NotMath(f"not a mathematical expression: {str(exc).splitlines()[0][:80]}") from None
-        obj = _list_of(parts, str(exc))
+        return _list_of(parts, str(exc))
+
+
+def _value_of(obj: Any, s: str, percent: bool, dropped: list[str]) -> MathValue:
+    """The answer read from ``s`` whose SymPy value is ``obj``."""
     sp = _sympy()
     if obj is None or obj is sp.nan or obj is sp.zoo or (isinstance(obj, sp.Basic) and obj.has(sp.zoo, sp.nan)):
         raise NotMath("the expression has no value (division by zero)")
+    if isinstance(obj, sp.Basic) and obj.has(sp.log):
+        obj = _based_logs_divided(obj, sp)
     if isinstance(obj, sp.Rational):
         value = Fraction(int(obj.p), int(obj.q))
         return MathValue("number", _number_canonical(value, "/" in s or "frac" in s, percent), number=value,
@@ -614,6 +875,19 @@ def _symbolic(s: str, percent: bool, dropped: list[str]) -> MathValue:
     except (TypeError, ValueError, AttributeError, NotImplementedError, RecursionError) as exc:
         raise NotMath(f"the expression cannot be written back ({type(exc).__name__})") from None
     return MathValue("expr", canonical, obj=obj, dropped=tuple(dropped))
+
+
+def _based_logs_divided(obj: Any, sp: Any) -> Any:
+    r"""``obj`` with each logarithm to a base, ``log(x, b)`` as latex2sympy builds it for
+    ``\log_b x``, written ``log(x)/log(b)``: SymPy's printer drops a kept base (``\log_b 8``
+    would be written, and compared, as ``\log 8``).
+
+    >>> import sympy
+    >>> _based_logs_divided(sympy.log(8, sympy.Symbol("b"), evaluate=False), sympy)
+    log(8)/log(b)
+    """
+    return obj.replace(lambda e: isinstance(e, sp.log) and len(e.args) == 2,
+                       lambda e: sp.log(e.args[0]) / sp.log(e.args[1]))
 
 
 def _brace_depth_ok(s: str) -> bool:
@@ -690,7 +964,7 @@ def read_value(s: str, *, timeout: float = DEFAULT_MATH_TIMEOUT) -> MathValue:
     """Read one answer string; raise :class:`NotMath` (with a status) or :class:`TimeUp`.
 
     Plain numbers are read without SymPy and without any clock; the SymPy path runs within
-    ``timeout`` seconds (:func:`normalize._deadline.call_within`).
+    ``timeout`` seconds (:func:`normalize.limits._deadline.call_within`).
 
     >>> [read_value(s).canonical for s in ["1,000", r"1\\frac{1}{4}", r"\\dfrac{2}{4}", "20\\\\%", r"x = 5"]]
     ['1000', '5/4', '1/2', '20%', '5']
@@ -906,10 +1180,59 @@ def _as_set(condition: Any) -> Any:
     sp = _sympy()
     t = sp.Symbol("_t", real=True)
     subject = _subject(condition)
+    bounded = _bounded_by_numbers(condition, subject)
+    if bounded is not None:
+        return bounded
     if isinstance(subject, sp.Symbol) or (isinstance(subject, sp.Abs) and isinstance(subject.args[0], sp.Symbol)):
         variable = subject if isinstance(subject, sp.Symbol) else subject.args[0]
         return condition.xreplace({variable: t}).as_set()
     return condition.xreplace({subject: t}).as_set()
+
+
+def _bounded_by_numbers(condition: Any, subject: Any, abs_of: Any = None) -> Any | None:
+    """The set :func:`_as_set` finds for a chain of bounds on ``subject`` by rational numbers
+    (``-2 \\le x \\le 7``, ``0 < f(x) < 1``), as the intersection of the intervals each bound
+    allows, which is how SymPy's ``as_set`` builds it, without its inequality solver (~40 ms a
+    chain); for bounds on ``|z|`` the values whose magnitude they allow (``J`` and ``-J``);
+    ``None`` for any other condition (a bound that is no rational number, ``|z + 1|``).
+    Property test in tests/test_math_common_forms.py: the same set as ``as_set``.
+
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> _bounded_by_numbers(sympy.And(sympy.Le(-2, x), sympy.Lt(x, 7)), x)
+    Interval.Ropen(-2, 7)
+    """
+    sp = _sympy()
+    if isinstance(subject, sp.Abs):
+        if not isinstance(subject.args[0], sp.Symbol):
+            return None
+        magnitudes = _bounded_by_numbers(condition, subject.args[0].__class__("_abs"), abs_of=subject)
+        if magnitudes is None:
+            return None
+        allowed = sp.Intersection(magnitudes, sp.Interval(0, sp.oo, False, True))  # |t| in J: t in -J or J
+        if isinstance(allowed, sp.Interval):
+            mirrored = sp.Interval(-allowed.end, -allowed.start, allowed.right_open, allowed.left_open)
+        elif isinstance(allowed, sp.FiniteSet):
+            mirrored = sp.FiniteSet(*(-v for v in allowed.args))
+        else:
+            return None
+        values = sp.Union(mirrored, allowed)
+        return None if values == sp.Interval(sp.S.NegativeInfinity, sp.oo) else values  # as_set: UniversalSet
+    relations = condition.args if isinstance(condition, sp.And) else (condition,)
+    intervals = []
+    if abs_of is not None:  # bounds on |t|, read as bounds on a quantity of its own
+        relations = tuple(r.xreplace({abs_of: subject}) for r in relations)
+    for r in relations:
+        if r.lhs == subject and isinstance(r.rhs, sp.Rational):
+            bound, below = r.rhs, isinstance(r, (sp.StrictLessThan, sp.LessThan))
+        elif r.rhs == subject and isinstance(r.lhs, sp.Rational):
+            bound, below = r.lhs, isinstance(r, (sp.StrictGreaterThan, sp.GreaterThan))
+        else:
+            return None
+        strict = isinstance(r, (sp.StrictLessThan, sp.StrictGreaterThan))
+        intervals.append(sp.Interval(sp.S.NegativeInfinity, bound, True, strict) if below
+                         else sp.Interval(bound, sp.oo, strict, True))
+    return sp.Intersection(*intervals)
 
 
 def _bijection(xs: list[Any], ys: list[Any], tol: Tolerance) -> bool:

@@ -9,17 +9,20 @@ import sys
 from collections import Counter
 from typing import Any
 
-from normalize._io import to_input_row
-from normalize._jsonl import decode_held, encode_row, encode_row_taking
-from normalize.cli import add_format_option, add_pack_option, load_pack_from_args
-from normalize.errors import UsageError
-from normalize.lm_eval_log import add_source_options, source_input
-from normalize.pack import Pack
-from normalize.row import read_lang
-from normalize.rows import all_invalid_reason, normalize_row, shape_trace
-from normalize.stream import (
-    BIG_ROW_BYTES,
+from normalize.cli._common import (
     EXIT_INTERRUPTED,
+    add_format_option,
+    add_pack_option,
+    load_pack_from_args,
+)
+from normalize.core.pack import Pack
+from normalize.errors import UsageError
+from normalize.io._jsonl import decode_held, encode_row, encode_row_taking
+from normalize.io.lm_eval_log import add_source_options, source_input
+from normalize.io.row import read_lang
+from normalize.io.rows import all_invalid_reason, output_row
+from normalize.io.stream import (
+    BIG_ROW_BYTES,
     add_stream_options,
     check_jobs,
     format_meta,
@@ -123,7 +126,7 @@ def run_chunk(pack: Pack, trace: str, chunk: list[tuple[int, bytes]]) -> tuple[b
         number, held = take_line(chunk, index)
         big = len(held[0]) >= BIG_ROW_BYTES
         line = decode_held(held, number)  # a huge row's bytes go once decoded
-        out = shape_trace(normalize_row(pack, to_input_row(line)), trace)
+        out = output_row(pack, line, trace)  # with --trace none, no trace is built
         del line
         statuses.append(str(out.get("status")))
         parts.append(encode_row_taking(out) if big else encode_row(out))  # a huge row's values go once written

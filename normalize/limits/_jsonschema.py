@@ -187,7 +187,7 @@ def check_schema(schema: Any, name: str = "") -> None:
     >>> check_schema({"$ref": "file:///etc/passwd"}, "s")
     Traceback (most recent call last):
     ...
-    normalize._jsonschema.SchemaRefError: schema 's' has $ref 'file:///etc/passwd': it points outside the schema: references resolve only inside the schema itself (no network or file access)
+    normalize.limits._jsonschema.SchemaRefError: schema 's' has $ref 'file:///etc/passwd': it points outside the schema: references resolve only inside the schema itself (no network or file access)
     """
     label = repr(name) if name else "(inline)"
     error = best_match(_META.iter_errors(schema))

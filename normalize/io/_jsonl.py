@@ -138,7 +138,8 @@ def decode_held(held: list[bytes], number: int, *, keep_text: bool = False) -> L
         return Line(number, None, f"line {number} holds a number that cannot be read: {detail}", text)
     if not isinstance(data, dict):
         return Line(number, None, f"line {number} is a JSON {_json_type(data)}, not an object", text)
-    if depth_exceeds(data):
+    # nesting deeper than the limit needs more than that many brackets: most lines skip the walk
+    if text.count("{") + text.count("[") > MAX_JSON_DEPTH and depth_exceeds(data):
         return Line(number, None, f"line {number} is nested deeper than {MAX_JSON_DEPTH} levels", text)
     if "\\u" in text or "\\U" in text:
         where = _find_surrogate(data)
@@ -169,7 +170,7 @@ def encode_row(row: dict[str, Any]) -> bytes:
     b'{"t": "NaN", "s": "x\\xef\\xbf\\xbd", "encoding_notes": ["/t: NaN written as a string", "/s: lone surrogates replaced by U+FFFD"]}\\n'
     """
     try:
-        return (json.dumps(row, ensure_ascii=False, allow_nan=False, default=str) + "\n").encode("utf-8")
+        return (_ENCODE(row) + "\n").encode("utf-8")
     except (ValueError, UnicodeEncodeError):
         notes: list[str] = []
         clean = _writable(row, "", notes)
@@ -227,8 +228,13 @@ def _as_notes(given: Any) -> list[Any]:
     return given if isinstance(given, list) else [] if given is None else [given]
 
 
+#: ``json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)``, the encoder built once
+#: (``json.dumps`` with these options builds a new one per call); the same text.
+_ENCODE: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str).encode
+
+
 def _dumped(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+    return _ENCODE(value)
 
 
 def _writable(value: Any, path: str, notes: list[str]) -> Any:

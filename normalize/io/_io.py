@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from normalize import status as st
-from normalize._jsonl import Line, decode_line, encode_row
 from normalize.errors import UsageError
+from normalize.io._jsonl import Line, decode_line, encode_row
 
 
 @dataclass(frozen=True)

@@ -228,7 +228,7 @@ def batch_rows(batch: Any, json_columns: Sequence[str] = ()) -> list[dict[str, A
 
 def iter_rows(path: str | Path, fmt: str, *, skip: int = 0) -> Iterator[tuple[int, bytes]]:
     """``(row number, JSON bytes)`` of every row of a Parquet or Arrow file from row ``skip + 1``:
-    what :func:`normalize._io.iter_lines` gives for a JSONL file (row numbers count from 1)."""
+    what :func:`normalize.io._io.iter_lines` gives for a JSONL file (row numbers count from 1)."""
     number = skip
     for batch, json_cols in iter_batches(path, fmt, skip=skip):
         for row in batch_rows(batch, json_cols):

@@ -13,10 +13,10 @@ from typing import Final
 import regex
 
 from normalize import status as st
-from normalize._budget import MAX_ROUNDS, check_budget
-from normalize._regex import compile_pattern
+from normalize.core.registry import DEFAULT_TIMEOUT
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT
+from normalize.limits._budget import MAX_ROUNDS, check_budget
+from normalize.limits._regex import compile_pattern
 
 _NUM_ARG: Final = r"[+\-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
 _LATEX_FRAC: Final = (

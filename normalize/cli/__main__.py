@@ -1,0 +1,5 @@
+"""``python -m normalize.cli``: this layer's commands alone (the ``normalize`` script adds scoring's)."""
+
+from normalize.cli import main
+
+raise SystemExit(main())

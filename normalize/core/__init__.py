@@ -1,0 +1,1 @@
+"""The pack: YAML loading, the rule and parser registries, the chain engine."""

@@ -1,0 +1,1 @@
+"""Bounds on work: per-row budgets, deadlines, growth (linearity) checks, guarded regexes and schemas."""
