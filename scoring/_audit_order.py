@@ -13,8 +13,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Final
 
-from normalize.engine import Chain
-from normalize.pack import Pack, TaskType
+from normalize.core.engine import Chain
+from normalize.core.pack import Pack, TaskType
 from scoring.metrics import MathVerifier, Scored, score_result
 
 __all__ = ["FLIPPED", "REST", "WEAK", "audit_flags"]

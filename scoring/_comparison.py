@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from normalize.pack import canonical_json
-from normalize.row import Row
+from normalize.core.pack import canonical_json
+from normalize.io.row import Row
 from scoring._items import task_label
 from scoring.metrics import NO_ANSWER, SCORED, Scored
 from scoring.stats import paired_bootstrap

@@ -66,12 +66,12 @@ def diff_section(document: Mapping[str, Any]) -> str:
 
 def render_diff_page(document: Mapping[str, Any]) -> str:
     """A self-contained page holding the diff section (the report's styles, no script)."""
-    from scoring.html_report import _CSS
+    from scoring._html_style import CSS
 
     title = f"{document['old'].get('spec', document['old']['name'])} vs {document['new'].get('spec', document['new']['name'])}"
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>{esc(title)} · harness-normalize diff</title><style>{_CSS}</style></head><body><main>",
+        f"<title>{esc(title)} · harness-normalize diff</title><style>{CSS}</style></head><body><main>",
         f"<h1>{esc(title)}</h1>", diff_section(document), "</main></body></html>\n",
     ])

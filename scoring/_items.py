@@ -8,8 +8,8 @@ from typing import Final
 
 from normalize import Result
 from normalize import status as st
-from normalize.pack import canonical_json
-from normalize.row import Options, Row
+from normalize.core.pack import canonical_json
+from normalize.io.row import Options, Row
 from normalize.rules.extract import TRUNCATED_REASONING
 from normalize.status import Status
 from scoring._textsim import TextSettings
@@ -58,6 +58,13 @@ class Item:
     alternatives: Mapping[str, bool] | None = None
     #: No answer because the output is all unfinished reasoning (reason ``truncated_reasoning``).
     truncated_reasoning: bool = False
+    #: The task type's family (``extractive_qa`` for a pack's ``yes_no``); None: as ``task_type``.
+    family: str | None = None
+
+    @property
+    def kind(self) -> str | None:
+        """The family the report reads the item as (its task type's, else the task type)."""
+        return self.family if self.family is not None else self.task_type
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,7 @@ _FAILURE_OF_STATUS: Final = {st.OUT_OF_RANGE: "off_scale", st.CONTRADICTORY: "co
 def judge_info(scored: Scored) -> JudgeInfo | None:
     """The judge facts of a ``judge`` row, or None for other rows."""
     row, score = scored.row, scored.score
-    if row.task_type != "judge":
+    if family_of(scored) != "judge":
         return None
     key = f"{task_label(row)}/{'' if row.id is None else canonical_json(row.id)}"
     if row.turn is not None:
@@ -123,6 +130,13 @@ def option_count(options: Options) -> int | None:
     return len(options) if isinstance(options, tuple) else options
 
 
+def family_of(scored: Scored) -> str | None:
+    """The family of a scored row's task type (a pack's own type is read as its family's), as
+    its scoring settings resolved it; the row's task type when it has none."""
+    config = scored.score.config
+    return config.family if config is not None else scored.row.task_type
+
+
 def task_label(row: Row) -> str:
     """The row's task, or ``(invalid row)`` for a line that held no usable task."""
     return row.task if row.task else "(invalid row)"
@@ -150,8 +164,9 @@ def item_of(scored: Scored) -> Item:
         correct=score.correct,
         alternatives=score.alternatives if score.outcome == SCORED else None,
         cluster=row.cluster,
-        json_failure=json_failure(scored.result) if row.task_type == "structured_json" else None,
+        json_failure=json_failure(scored.result) if family_of(scored) == "structured_json" else None,
         truncated_reasoning=truncated_reasoning(scored.result),
+        family=family_of(scored),
     )
 
 
@@ -174,7 +189,7 @@ def json_failure(result: Result | None) -> str | None:
     JSON Schema refused it), ``no_json`` (no JSON in the output) or ``malformed`` (JSON that
     does not parse, or that breaks the parser's limits); None when it was parsed.
 
-    >>> from normalize.pack import load_pack
+    >>> from normalize.core.pack import load_pack
     >>> schema = {"properties": {"age": {"type": "integer"}}}
     >>> [json_failure(load_pack().run(t, "structured_json", schema=schema)) for t in ('{"age": 1}', '{"age": "x"}',
     ...  '{age: 1', 'none')]

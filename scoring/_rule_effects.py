@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from normalize import Result
-from normalize.engine import Chain, RuleFailure, apply_rule
-from normalize.pack import Pack
+from normalize.core.engine import Chain, RuleFailure, apply_rule
+from normalize.core.pack import Pack
 from scoring.metrics import MathVerifier, Score, Scored, score_result
 
 __all__ = ["METHOD", "rule_effects"]

@@ -40,11 +40,11 @@ from typing import Any, Final
 
 from normalize import Result
 from normalize import status as st
+from normalize.core.pack import Pack, canonical_json
 from normalize.errors import UsageError
-from normalize.pack import Pack, canonical_json
-from normalize.row import Row
+from normalize.io.row import Row
 from normalize.status import Status
-from scoring._items import Item, option_count, task_label
+from scoring._items import Item, family_of, option_count, task_label
 from scoring.metrics import (
     NO_ANSWER,
     SCORED,
@@ -169,6 +169,7 @@ def _item(samples: Sequence[Scored], status: Status, outcome: Outcome, value: fl
         n_parsed=sum(1 for sample in samples if sample.status == st.OK),
         cluster=first.cluster,
         tied=tied,
+        family=family_of(samples[0]),
     )
 
 
@@ -303,7 +304,7 @@ class SampleAggregator:
         if first.score.outcome not in (SCORED, NO_ANSWER):  # no_target / bad_target: the item is unscorable
             return _item(group, _common_status(group), first.score.outcome, 0.0, first.score.metric)
         if self.mode == "vote":
-            result = vote([m.answer for m in marks], first.row.task_type)
+            result = vote([m.answer for m in marks], family_of(first))
             status: Status = st.OK if result.answer is not None else _common_status(group)
             # the winner is scored as (Row, Result): the first sample's row, the winning answer
             verdict = score_result(self.pack, first.row, _voted(first.result, result.answer, status),

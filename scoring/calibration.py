@@ -154,11 +154,11 @@ def calibration_section(block: Mapping[str, Any]) -> str:
 
 def render_calibration_page(block: Mapping[str, Any], *, title: str = "Calibration") -> str:
     """A self-contained page with the calibration section (``normalize loglik --html``)."""
-    from scoring.html_report import _CSS
+    from scoring._html_style import CSS
 
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>{esc(title)} · harness-normalize</title><style>{_CSS}</style></head><body><main>",
+        f"<title>{esc(title)} · harness-normalize</title><style>{CSS}</style></head><body><main>",
         f"<h1>{esc(title)}</h1>", calibration_section(block), "</main></body></html>\n",
     ])

@@ -27,11 +27,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from normalize.engine import Chain, RuleSpec
-from normalize.jsonl import InputRow
-from normalize.pack import Pack, ParserSpec, Settings, TaskType
-from normalize.registry import REGISTRY
-from normalize.rows import Normalized, normalize_typed
+from normalize.core.engine import Chain, RuleSpec
+from normalize.core.pack import Pack, ParserSpec, Settings, TaskType
+from normalize.core.registry import REGISTRY
+from normalize.io.jsonl import InputRow
+from normalize.io.rows import Normalized, normalize_typed
 from scoring.metrics import NO_ANSWER, SCORED, MathVerifier, Score, score_result
 from scoring.stats import paired_bootstrap
 
@@ -124,7 +124,7 @@ def _chain_slots(old: Pack, new: Pack) -> dict[str, list[_Slot]]:
 def pack_differences(old: Pack, new: Pack) -> list[Difference]:
     """Every difference between the resolved ``old`` and ``new`` packs, in a stable order.
 
-    >>> from normalize.pack import load_pack
+    >>> from normalize.core.pack import load_pack
     >>> pack_differences(load_pack(), load_pack())
     []
     """
@@ -454,7 +454,7 @@ def diff_packs(
     """The diff document: per task and overall figures of both packs, flips, and their causes.
 
     ``harness_side``: the old side is the harness's own extraction: each row's
-    ``harness.extracted`` (what :mod:`normalize.harness_logs` keeps) run through ``old`` in place
+    ``harness.extracted`` (what :mod:`normalize.io.harness_logs` keeps) run through ``old`` in place
     of the raw output; the one difference, and so the cause of every flip, is the extraction.
     """
     if replay_budget < 1:

@@ -51,8 +51,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
+from normalize.core.pack import Pack
 from normalize.errors import UsageError
-from normalize.pack import Pack
 from normalize.status import ABSTAINED, ALL_STATUSES
 from scoring._items import Item
 from scoring._ranking import RANKING_METRICS
@@ -196,6 +196,7 @@ class _Group:
         self.statuses: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
         self.types: set[str] = set()
+        self.families: set[str] = set()  # the families of those types (a pack's yes_no: extractive_qa)
         self.metrics: set[str] = set()
         self.ties = 0
         self.scorable = _Values()  # values of scorable items, in order
@@ -277,6 +278,8 @@ class _Group:
         self.outcomes[item.outcome] += 1
         if item.task_type is not None:
             self.types.add(item.task_type)
+        if item.kind is not None:
+            self.families.add(item.kind)
         self.ties += item.tied
         if item.run is None:
             self.unlabeled += 1
@@ -286,7 +289,7 @@ class _Group:
             self.aggregated += 1
             self.samples_unparsed += item.n_samples - item.n_parsed
             self.single_parsed += item.n_samples > 1 and item.n_parsed == 1
-        if item.task_type == "structured_json":
+        if item.kind == "structured_json":
             self.structured[item.json_failure or _structured_verdict(item)] += 1
         if item.outcome not in (SCORED, NO_ANSWER):
             return
@@ -377,7 +380,7 @@ class _Group:
             "metric_comparisons": self.comparison_stats(),
         }
         # a multi-select row (metric choice_set) has no 1/K chance baseline
-        if types == ["multiple_choice"] and scorable and mode in _SINGLE_ANSWER_MODES and "choice_set" not in self.metrics:
+        if self.families == {"multiple_choice"} and scorable and mode in _SINGLE_ANSWER_MODES and "choice_set" not in self.metrics:
             self._add_chance(stats, scorable, interval)
         if self.run_labels:
             stats["runs"] = self._run_spread(cv_threshold)

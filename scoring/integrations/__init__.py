@@ -8,5 +8,5 @@ Each module imports its host library lazily (or only when used), so importing
 * :mod:`scoring.integrations.rewards` — reward functions with TRL's and verl's signatures;
 * :mod:`scoring.integrations.frame` — :func:`~scoring.integrations.frame.results_frame`, a table view.
 
-Reading lm-eval's ``--log_samples`` files lives in :mod:`normalize.lm_eval_log` (no lm-eval needed).
+Reading lm-eval's ``--log_samples`` files lives in :mod:`normalize.io.lm_eval_log` (no lm-eval needed).
 """

@@ -1,7 +1,7 @@
 """Batches of rows in, the columns ``normalize run`` / ``normalize score -o`` add out.
 
 The engine behind :mod:`scoring.integrations.ray` and :mod:`scoring.integrations.hf`.  Every
-row goes through the bytes path of ``normalize run`` on a Parquet file (:mod:`normalize._arrow`:
+row goes through the bytes path of ``normalize run`` on a Parquet file (:mod:`normalize.io._arrow`:
 the row as the JSON object a JSONL line holds, then the same decoding, normalization and
 scoring), so a row gets the very same answer, status and reason here as there.
 
@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from normalize.arrow import JSON_COLUMNS, batch_rows, decode_json_fields, pyarrow, row_bytes
-from normalize.jsonl import decode_line, to_input_row
-from normalize.pack import Pack
-from normalize.rows import normalize_typed, shape_trace
+from normalize.core.pack import Pack
+from normalize.io.arrow import JSON_COLUMNS, batch_rows, decode_json_fields, pyarrow, row_bytes
+from normalize.io.jsonl import decode_line, to_input_row
+from normalize.io.rows import normalize_typed, shape_trace
 from scoring.integrations._shared import cached_pack
 from scoring.metrics import MathVerifier, score_result
 
@@ -117,7 +117,7 @@ class BatchScorer:
     def out_rows(self, rows: Sequence[Mapping[str, Any]], numbers: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """The output rows (as ``normalize run``/``score -o`` writes them, before JSON) of ``rows``;
         ``numbers``: each row's line number (default: ``line_column``'s, else the place in the batch)."""
-        from scoring._cli import add_score_fields
+        from scoring._scorefile import add_score_fields
 
         if numbers is not None and len(numbers) != len(rows):
             raise ValueError(f"{len(rows)} rows but {len(numbers)} line numbers")

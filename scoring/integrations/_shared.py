@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from normalize import status as st
-from normalize.pack import Pack, load_pack
-from normalize.row import Options, Row, read_lang, read_options_value
+from normalize.core.pack import Pack, load_pack
+from normalize.io.row import Options, Row, read_lang, read_options_value
 from scoring.metrics import NO_ANSWER, SCORED, MathVerifier, Score, score_result, scoring_config
 
 _PACKS: dict[str, Pack] = {}
@@ -122,11 +122,13 @@ def judge(pack: Pack, output: str | None, task: str, target: Any = None, *,
 
 
 def _needs_math_verify(pack: Pack, task: str, kind: str) -> bool:
-    return kind == "math" and scoring_config(pack, task, kind).metric == "math_verify"
+    declared = pack.task_types.get(kind)
+    family = declared.family if declared is not None else kind
+    return family == "math" and scoring_config(pack, task, kind).metric == "math_verify"
 
 
 def row_options(value: Any) -> Options:
-    """A document's option domain as :func:`normalize.row.read_options_value` reads it (the one
+    """A document's option domain as :func:`normalize.io.row.read_options_value` reads it (the one
     reader of options); a value it refuses is None (the document names no usable options).
 
     >>> row_options(["yes", "no"]), row_options(4.0), row_options("A, B")

@@ -23,10 +23,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from normalize.jsonl import InputRow
-from normalize.lm_eval_log import read_source
-from normalize.pack import Pack
-from normalize.rows import normalize_rows_typed
+from normalize.core.pack import Pack
+from normalize.io.jsonl import InputRow
+from normalize.io.lm_eval_log import read_source
+from normalize.io.rows import normalize_rows_typed
 from scoring.integrations._shared import cached_pack
 from scoring.metrics import NO_ANSWER, SCORED, MathVerifier, score_result
 

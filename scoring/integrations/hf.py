@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from normalize.arrow import pyarrow
-from normalize.pack import Pack
+from normalize.core.pack import Pack
+from normalize.io.arrow import pyarrow
 from scoring.integrations._batches import BatchScorer, column_type, decode_columns
 
 __all__ = ["NormalizeMap", "decode_columns", "map_dataset"]
@@ -76,7 +76,7 @@ class NormalizeMap:
         return self.scorer.added(rows, numbers)
 
     def _table(self, batch: Any, indices: Sequence[int] | None) -> Any:
-        from normalize.arrow import batch_rows
+        from normalize.io.arrow import batch_rows
 
         pa = pyarrow()
         table = pa.Table.from_batches([batch]) if isinstance(batch, pa.RecordBatch) else batch

@@ -145,11 +145,12 @@ def normalized(task: str, pack: str | None = None) -> Scorer:
     """
     the_pack = cached_pack(pack)
     kind = the_pack.task_type_of(task)  # resolved once; an unknown task fails when the task is built
+    family = the_pack.task_types[kind].family
 
     async def score(state: TaskState, target: Target) -> Score:
         choices = [c.value for c in state.choices] if len(state.choices) else None
         completion = state.output.completion if state.output is not None else None
-        return to_score(judge(the_pack, completion, task, _target_value(target, kind), options=choices,
+        return to_score(judge(the_pack, completion, task, _target_value(target, family), options=choices,
                               task_type=kind))
 
     return score

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from normalize import status as st
-from normalize.pack import Pack
+from normalize.core.pack import Pack
 from scoring.integrations._shared import Verdict, cached_pack, judge, row_options
 
 __all__ = [
@@ -188,12 +188,14 @@ def _read_target(target: Any, pack: Pack, task: str) -> Any:
     """lm-eval's target as the scorer reads it; a target that is unusable raises ``ValueError``."""
     if target is None:
         raise ValueError("the document has no target (doc_to_target gave None)")
-    return target_from_lm_eval(target, pack.task_type_of(task))
+    return target_from_lm_eval(target, pack.family_of(task))
 
 
 def target_from_lm_eval(target: Any, task_type: str) -> Any:
     """Undo lm-eval's ``str()`` of a target where it is unambiguous: a digit string is a choice
     index for multiple choice, and a printed list of strings is a list of accepted answers.
+    ``task_type``: the task type's family (``Pack.family_of``: a pack's ``yes_no`` reads as
+    ``extractive_qa``).
 
     >>> target_from_lm_eval("2", "multiple_choice"), target_from_lm_eval("['a', 'b']", "extractive_qa")
     (2, ['a', 'b'])
@@ -248,7 +250,7 @@ def normalize_parse_rate_flexible(references: Sequence[Any], predictions: Sequen
     """Share of the document's responses that gave an answer at all, a last-number guess
     included (the same as :func:`normalize_parse_rate`; named for what it counts).
 
-    >>> normalize_parse_rate_flexible([12], ["zz 12"], task="gsm8k")
+    >>> normalize_parse_rate_flexible([12], ["lorem 12"], task="gsm8k")
     1.0
     """
     return normalize_parse_rate(references, predictions, task, pack)
@@ -261,7 +263,7 @@ def normalize_parse_rate_strict(references: Sequence[Any], predictions: Sequence
     Task types whose chain does not say how the answer was found (multiple choice: the choice
     parser only reads stated choices) count every parsed response.
 
-    >>> normalize_parse_rate_strict([12], ["zz 12"], task="gsm8k")
+    >>> normalize_parse_rate_strict([12], ["lorem 12"], task="gsm8k")
     0.0
     >>> normalize_parse_rate_strict([12], ["The answer is 12."], task="gsm8k")
     1.0

@@ -33,9 +33,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from normalize.arrow import JSON_COLUMNS, batch_rows, pyarrow
-from normalize.jsonl import restore_written_values
-from normalize.pack import Pack
+from normalize.core.pack import Pack
+from normalize.io.arrow import JSON_COLUMNS, batch_rows, pyarrow
+from normalize.io.jsonl import restore_written_values
 from scoring._items import item_of
 from scoring.integrations._batches import BatchScorer, decode_columns
 from scoring.integrations._shared import cached_pack
@@ -112,14 +112,14 @@ class ScoreBatches(NormalizeBatches):
 
 def _partial_report(batch: Any, pack: Pack | str | None, pack_hash: str) -> Any:
     """One block's report running totals, pickled into a one-row table."""
-    from scoring._cli import _verifier_here
+    from scoring._scorefile import verifier_here
 
     pa = pyarrow()
     here = cached_pack(pack)
     if here.hash != pack_hash:
         raise ValueError(f"the pack here has hash {here.hash}, not the driver's {pack_hash}")
     builder = ReportBuilder()
-    verifier = _verifier_here()
+    verifier = verifier_here()
     rows = batch_rows(batch, JSON_COLUMNS)
     for row in rows:
         builder.add(item_of(read_scored(here, restore_written_values(row), verifier=verifier)))

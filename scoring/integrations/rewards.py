@@ -60,7 +60,7 @@ from typing import Any, Final
 
 import regex
 
-from normalize.pack import Pack
+from normalize.core.pack import Pack
 from scoring.integrations._shared import Verdict, cached_pack, judge
 from scoring.metrics import MathVerifier, scoring_config
 
@@ -136,7 +136,7 @@ class NormalizeReward:
 
     def _verifier(self, task: str) -> MathVerifier | None:
         kind = self.pack.task_type_of(task)
-        if kind != "math" or scoring_config(self.pack, task, kind).metric != "math_verify":
+        if self.pack.task_types[kind].family != "math" or scoring_config(self.pack, task, kind).metric != "math_verify":
             return None
         verifier: MathVerifier | None = getattr(self._local, "verifier", None)
         if verifier is None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from normalize import status as st
 from normalize.errors import UsageError
-from normalize.jsonl import InputRow
+from normalize.io.jsonl import InputRow
 from scoring.cache import Cache, GenerationKey, model_id_of, model_revision
 
 if TYPE_CHECKING:

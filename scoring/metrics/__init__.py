@@ -66,7 +66,10 @@ metrics), which goes into the ``correct`` column.
 
 from __future__ import annotations
 
-from normalize.registry import REGISTRY as _NORMALIZE_REGISTRY
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+from normalize.core.registry import REGISTRY as _NORMALIZE_REGISTRY
 from scoring._mathverify import MathVerifier
 from scoring.metrics import code as _code  # noqa: F401
 from scoring.metrics import exact as _exact  # noqa: F401
@@ -132,6 +135,12 @@ from scoring.metrics.squad import (
     token_f1,
 )
 from scoring.metrics.symbolic import math_match
+
+# A family module added to this package (a new task type family's metrics and target reader)
+# registers itself without an import line here: every public module of the package is imported.
+for _module in _pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        _importlib.import_module(f"{__name__}.{_module.name}")
 
 # The pack loader checks ``scoring:`` against the registered metrics' parameter models.
 _NORMALIZE_REGISTRY.add_section("scoring", validate_scoring_section)

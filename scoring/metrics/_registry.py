@@ -12,15 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from normalize.registry import TASK_TYPES, SectionError
+from normalize.core.registry import SectionError
+from normalize.core.tasktypes import FAMILIES
 from scoring._textsim import TextSettings
 
 if TYPE_CHECKING:
-    from normalize.pack import Pack
+    from normalize.core.pack import Pack
     from scoring._mathverify import MathVerifier
 
 #: How one row was scored (str-valued, so JSON output is unchanged).
@@ -68,7 +69,11 @@ class Score:
 
 @dataclass(frozen=True)
 class ScoringConfig:
-    """The resolved ``scoring:`` settings for one task (see :mod:`scoring.metrics`)."""
+    """The resolved ``scoring:`` settings for one task (see :mod:`scoring.metrics`).
+
+    ``family``: the task type's family, whose metrics and target reader it uses (``""``, the
+    default, stands for ``task_type`` itself, as for every built-in task type).
+    """
 
     task_type: str
     metric: str
@@ -83,6 +88,11 @@ class ScoringConfig:
     position_bias: str = field(default="tie", repr=False)
     anchor: str | None = field(default=None, repr=False)
     anchor_rating: float = field(default=1000.0, repr=False)
+    family: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.family:
+            object.__setattr__(self, "family", self.task_type)
 
 
 class MetricParams(BaseModel):
@@ -107,11 +117,15 @@ class MetricContext:
 
 
 MetricFn = Callable[[Any, Sequence[Any], ScoringConfig, MetricContext], Score]
+#: A target reader ``fn(target, aliases, config, options) -> golds``: a row's target and its
+#: aliases (a list) in the form the family's metrics compare; ``ValueError`` names a target that
+#: cannot be read (the row is ``bad_target``).
+TargetReader = Callable[[Any, Sequence[Any], ScoringConfig, Sequence[str] | int | None], list[Any]]
 
 
 @dataclass(frozen=True)
 class MetricDef:
-    """What the registry knows about one metric of one task type."""
+    """What the registry knows about one metric of one task type family."""
 
     name: str
     task_type: str
@@ -124,9 +138,25 @@ class MetricDef:
 
 @dataclass
 class MetricRegistry:
-    """Metrics by (task type, name), in registration order."""
+    """Metrics by (task type family, name), in registration order; target readers by family
+    (and metric, for a metric that reads targets its own way)."""
 
     metrics: dict[tuple[str, str], MetricDef] = field(default_factory=dict)
+    readers: dict[tuple[str, str | None], TargetReader] = field(default_factory=dict)
+
+    def add_reader(self, family: str, reader: TargetReader, metric_name: str | None = None) -> None:
+        key = (family, metric_name)
+        if key in self.readers:
+            what = family if metric_name is None else f"{family} (metric {metric_name})"
+            raise ValueError(f"task type {what} has two target readers")
+        self.readers[key] = reader
+
+    def reader(self, family: str, metric_name: str) -> TargetReader:
+        """The target reader of ``metric_name`` for ``family``, else the family's."""
+        found = self.readers.get((family, metric_name)) or self.readers.get((family, None))
+        if found is None:
+            raise ValueError(f"no target reader is registered for task type {family}: its targets cannot be read")
+        return found
 
     def add(self, definition: MetricDef) -> None:
         key = (definition.task_type, definition.name)
@@ -169,11 +199,12 @@ def metric(
     default: bool = False,
     rank: int = 0,
 ) -> Callable[[MetricFn], MetricFn]:
-    """Register ``fn`` as metric ``name`` for each of ``task_types``; ``default``: the types'
-    default metric; ``rank`` orders the others where a type's metrics are listed."""
-    unknown = [t for t in task_types if t not in TASK_TYPES]
+    """Register ``fn`` as metric ``name`` for each of ``task_types`` (families: a pack's own task
+    type of a family is scored with its metrics); ``default``: the types' default metric;
+    ``rank`` orders the others where a type's metrics are listed."""
+    unknown = [t for t in task_types if t not in FAMILIES]
     if unknown or not task_types:
-        raise ValueError(f"metric {name!r}: bad task types {task_types!r}; task types are {TASK_TYPES}")
+        raise ValueError(f"metric {name!r}: bad task types {task_types!r}; task types are {FAMILIES.names()}")
 
     def decorate(fn: MetricFn) -> MetricFn:
         for task_type in task_types:
@@ -181,6 +212,39 @@ def metric(
         return fn
 
     return decorate
+
+
+R = TypeVar("R", bound=TargetReader)
+
+
+def targets(*families: str, metric_name: str | None = None) -> Callable[[R], R]:
+    """Register ``fn`` as the target reader of ``families`` (for their metric ``metric_name``
+    only, when given: ``choice_set`` reads a set of letters where ``exact`` reads one)."""
+    unknown = [t for t in families if t not in FAMILIES]
+    if unknown or not families:
+        raise ValueError(f"target reader: bad task types {families!r}; task types are {FAMILIES.names()}")
+
+    def decorate(fn: R) -> R:
+        for family in families:
+            METRIC_REGISTRY.add_reader(family, fn, metric_name)
+        return fn
+
+    return decorate
+
+
+def target_label(index: int) -> str:
+    """How a message names the row's ``index``-th accepted target: the target, then its aliases.
+
+    >>> target_label(0), target_label(2)
+    ('the target', 'aliases[1]')
+    """
+    return "the target" if index == 0 else f"aliases[{index - 1}]"
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr`` of a value cut to ``limit`` characters, for messages about huge inputs."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 class MetricsView(Mapping[str, tuple[str, ...]]):
@@ -193,13 +257,13 @@ class MetricsView(Mapping[str, tuple[str, ...]]):
         return names
 
     def __iter__(self) -> Any:
-        return iter([t for t in TASK_TYPES if METRIC_REGISTRY.names(t)])
+        return iter([t for t in FAMILIES if METRIC_REGISTRY.names(t)])
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
 
 
-#: Metrics each task type accepts; the first is the default.
+#: Metrics each task type family accepts; the first is the default.
 METRICS: Final[Mapping[str, tuple[str, ...]]] = MetricsView()
 
 
@@ -223,16 +287,24 @@ def _number_setting(value: Any, where: str, *, positive: bool = False, at_most_o
     return float(value)
 
 
-def config_from(kind: str, merged: Mapping[str, Any], where: str) -> ScoringConfig:
-    """A :class:`ScoringConfig` from a task's merged settings; :class:`SettingError` names the bad key."""
-    names = METRIC_REGISTRY.names(kind)
+def _family_note(kind: str, family: str) -> str:
+    return "" if family == kind else f" (family {family})"
+
+
+def config_from(kind: str, merged: Mapping[str, Any], where: str, family: str | None = None) -> ScoringConfig:
+    """A :class:`ScoringConfig` from a task's merged settings; :class:`SettingError` names the bad key.
+
+    ``family``: the family of task type ``kind`` (``None``: ``kind`` is a family itself).
+    """
+    fam = kind if family is None else family
+    names = METRIC_REGISTRY.names(fam)
     if not names:
         named = merged.get("metric")
         raise SettingError("metric" if named is not None else None,
-                           f"{where}: no metric is registered for task type {kind}"
+                           f"{where}: no metric is registered for task type {kind}{_family_note(kind, fam)}"
                            + (f", so {named!r} is not available" if named is not None else "")
                            + ": its rows cannot be scored (is the module that registers its metrics imported?)")
-    models = METRIC_REGISTRY.param_models(kind)
+    models = METRIC_REGISTRY.param_models(fam)
     for key in merged:
         if key != "metric" and key not in models:
             allowed = sorted({"metric", *models})
@@ -258,7 +330,7 @@ def config_from(kind: str, merged: Mapping[str, Any], where: str) -> ScoringConf
     if "bertscore" in text.metrics and text.bertscore_model is None:
         raise SettingError("text_metrics", f"{where}.text_metrics has bertscore but no bertscore_model "
                                            "(a local model directory)")
-    return ScoringConfig(task_type=kind, metric=metric_name, text=text, **values)
+    return ScoringConfig(task_type=kind, metric=metric_name, text=text, family=fam, **values)
 
 
 #: Settings stored as floats whatever number the pack wrote.
@@ -271,26 +343,33 @@ _TEXT_KEYS: Final = ("text_metrics", "bleu_tokenize", "bertscore_model", "bertsc
 def scoring_config(pack: Pack, task: str, task_type: str | None = None) -> ScoringConfig:
     """The scoring settings for ``task`` from ``pack.scoring``; ``ValueError`` on a bad key.
 
-    >>> from normalize.pack import load_pack
+    >>> from normalize.core.pack import load_pack
     >>> scoring_config(load_pack(), "multiple_choice")
     ScoringConfig(task_type='multiple_choice', metric='exact', rel_tol=0.0, abs_tol=0.0, timeout=5.0, f1_threshold=1.0, percent_bare=False)
     """
     kind = task_type if task_type is not None else pack.task_type_of(task)
-    if not METRIC_REGISTRY.names(kind):
+    declared = pack.task_types.get(kind)
+    family = declared.family if declared is not None else kind
+    if not METRIC_REGISTRY.names(family):
         raise ValueError(f"unknown task type {kind!r}: no metric is registered for it")
     merged: dict[str, Any] = dict(pack.scoring.get(kind, {}))
     if task != kind:
         merged.update(pack.scoring.get(task, {}))
-    return config_from(kind, merged, f"scoring.{task}")
+    return config_from(kind, merged, f"scoring.{task}", family)
 
 
-def validate_scoring_section(section: Mapping[str, Any], kinds: Mapping[str, str]) -> None:
-    """The pack loader's check of ``scoring:`` (``kinds``: each task type and task → its type).
+def validate_scoring_section(
+    section: Mapping[str, Any], kinds: Mapping[str, str], families: Mapping[str, str] | None = None
+) -> None:
+    """The pack loader's check of ``scoring:`` (``kinds``: each task type and task → its type;
+    ``families``: each task type of the pack → its family), then of every task type of the pack:
+    one whose family has no metric cannot be scored, an error at its declaration.
 
-    Raises :class:`normalize.registry.SectionError` with the path of the bad key.
+    Raises :class:`normalize.core.registry.SectionError` with the path of the bad key.
     """
+    fams: Mapping[str, str] = families if families is not None else {}
     for name, entry in section.items():
-        kind = kinds.get(name, name if name in TASK_TYPES else None)
+        kind = kinds.get(name, name if name in FAMILIES else None)
         if kind is None:
             raise SectionError((name,), f"scoring: {name!r} is neither a task type nor a task of this pack")
         if not isinstance(entry, Mapping):
@@ -298,7 +377,12 @@ def validate_scoring_section(section: Mapping[str, Any], kinds: Mapping[str, str
         merged = dict(section.get(kind, {})) if name != kind else {}
         merged.update(entry)
         try:
-            config_from(kind, merged, f"scoring.{name}")
+            config_from(kind, merged, f"scoring.{name}", fams.get(kind, kind))
         except SettingError as exc:
             where = (name, exc.key) if exc.key is not None and exc.key in entry else (name,)
             raise SectionError(where, str(exc)) from None
+    for kind, family in fams.items():
+        if not METRIC_REGISTRY.names(family):
+            raise SectionError(("task_types", kind), f"task type {kind}{_family_note(kind, family)}: no metric is "
+                               "registered for it, so its rows cannot be scored (is the module that registers "
+                               "its metrics imported?)", outside=True)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from normalize import Result
 from normalize import status as st
-from normalize.mathanswer import (
+from normalize.core.pack import Pack
+from normalize.io.row import Row
+from normalize.values.mathanswer import (
     NotMath,
     TimeUp,
     quantity_in_base,
@@ -17,10 +18,8 @@ from normalize.mathanswer import (
     reading_of,
     unit_names,
 )
-from normalize.pack import Pack
-from normalize.row import Row
 from scoring._mathverify import MathVerifier
-from scoring._ranking import RANKING_METRICS, read_relevance
+from scoring._ranking import RANKING_METRICS
 from scoring.metrics._registry import (
     BAD_TARGET,
     METRIC_REGISTRY,
@@ -32,9 +31,7 @@ from scoring.metrics._registry import (
     ScoringConfig,
     scoring_config,
 )
-from scoring.metrics.exact import alias_candidates, as_text, choice_letter, choice_letters
-from scoring.metrics.json import read_json_value
-from scoring.metrics.numeric import MAX_NUMBER_DIGITS, number_out_of_range, parse_number
+from scoring.metrics.exact import alias_candidates, as_text
 
 
 def read_targets(
@@ -43,70 +40,16 @@ def read_targets(
     aliases: Any = None,
     options: Sequence[str] | int | None = None,
 ) -> list[Any]:
-    """The accepted targets of a row (target first, then its ``aliases``) in comparable form.
-
-    Letters for multiple choice, JSON values for structured JSON, strings otherwise.
+    """The accepted targets of a row (target first, then its ``aliases``) in comparable form:
+    a lookup of the target reader of ``config``'s family and metric (each lives beside its
+    metrics: letters for multiple choice, JSON values for structured JSON, strings otherwise).
     ``ValueError`` names a target that cannot be read for the task type.
 
     >>> read_targets(ScoringConfig("multiple_choice", "exact"), 2, ["d"], 4)
     ['C', 'D']
     """
-    kind = config.task_type
-    extra = _row_aliases(aliases)
-    if kind == "multiple_choice" and config.metric == "choice_set":
-        return [choice_letters(t, options) for t in [target, *extra]]
-    if kind == "multiple_choice":
-        return [choice_letter(t, options) for t in [target, *extra]]
-    if kind == "structured_json":
-        return [read_json_value(t, "the target") for t in [target, *extra]]
-    if kind == "ranking":
-        return [read_relevance(read_json_value(target, "the target"))]
-    if kind == "judge":
-        return [_judge_target(t, "the target" if i == 0 else f"aliases[{i - 1}]")
-                for i, t in enumerate([target, *extra])]
-    golds: list[Any] = []
-    for i, t in enumerate([target, *extra]):
-        what = "the target" if i == 0 else f"aliases[{i - 1}]"
-        if kind == "math" and isinstance(t, (int, float)) and not isinstance(t, bool):
-            if parse_number(t) is None:
-                raise ValueError(f"{what} must be a finite number, got {t!r}")
-            golds.append(repr(t) if isinstance(t, float) else str(t))
-        elif kind == "math" and number_out_of_range(t):
-            raise ValueError(f"{what} {_short(t)} is a number beyond what is compared exactly "
-                             f"(at most {MAX_NUMBER_DIGITS} digits, counting the exponent)")
-        elif i == 0 and kind in ("extractive_qa", "open_writing"):
-            golds.extend(_texts(t, what))
-        elif isinstance(t, str):
-            golds.append(t)
-        else:
-            raise ValueError(f"{what} must be a string for {kind}, got {t!r}")
-    return golds
-
-
-def _judge_target(target: Any, what: str) -> str | int | float:
-    if isinstance(target, str):
-        token = target.strip().upper()
-        if token in ("A", "B"):
-            return token
-        if token in ("TIE", "C"):
-            return "tie"
-    elif isinstance(target, (int, float)) and not isinstance(target, bool) and math.isfinite(target):
-        return target
-    raise ValueError(f"{what} must be 'A', 'B', 'tie' (or 'C') or a rating number for judge, got {_short(target)}")
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """``repr`` of a value cut to ``limit`` characters, for messages about huge inputs."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
-
-
-def _texts(target: Any, what: str) -> list[str]:
-    if isinstance(target, str):
-        return [target]
-    if isinstance(target, list) and target and all(isinstance(t, str) for t in target):
-        return list(target)
-    raise ValueError(f"{what} must be a string or a non-empty list of strings, got {target!r}")
+    reader = METRIC_REGISTRY.reader(config.family, config.metric)
+    return reader(target, _row_aliases(aliases), config, options)
 
 
 def _row_aliases(aliases: Any) -> list[Any]:
@@ -132,9 +75,9 @@ def compare(
     >>> compare(ScoringConfig("extractive_qa", "f1", f1_threshold=0.5), "the red house", ["red house", "home"])
     Score(correct=True, value=1.0, metric='f1', outcome='scored', note=None, answer='the red house')
     """
-    kind = config.task_type
+    kind = config.family
     refs: tuple[str, ...] | None = None
-    if kind in ("extractive_qa", "open_writing") and config.text.metrics:
+    if kind in _TEXT_FAMILIES and config.text.metrics:
         refs = tuple(alias_candidates([g for g in golds if isinstance(g, str)], alias_groups))
     if answer is None:
         return Score(None, 0.0, config.metric, NO_ANSWER, texts=None if refs is None else ("", refs),
@@ -167,10 +110,15 @@ def score_answer(
 # --------------------------------------------------------------------------- scoring rows
 
 
+#: The families whose rows the text metrics (BLEU, ROUGE, ...) read: their references are texts.
+_TEXT_FAMILIES = ("extractive_qa", "open_writing")
+
+
 def row_task_type(pack: Pack, row: Mapping[str, Any]) -> str | None:
-    """An output row's task type for scoring: its ``task_type`` when metrics know it, else its task's."""
+    """An output row's task type for scoring: its ``task_type`` when the pack or metrics know
+    it, else its task's."""
     kind = row.get("task_type")
-    if isinstance(kind, str) and METRIC_REGISTRY.names(kind):
+    if isinstance(kind, str) and (kind in pack.task_types or METRIC_REGISTRY.names(kind)):
         return kind
     task = row.get("task")
     if not isinstance(task, str):
@@ -206,7 +154,7 @@ def score_result(pack: Pack, row: Row, result: Result | None, *, verifier: MathV
     dropped = result.extra.get("dropped", []) if result.raw is not None or result.extra else None
     units = tuple(str(u) for u in dropped) if isinstance(dropped, list) else None
     reading = result.extra.get("reading") if result.status != st.OK else None
-    if isinstance(reading, str) and kind == "math":
+    if isinstance(reading, str) and config.family == "math":
         stated = _stated_readings(golds)
         if stated:  # a range or compound quantity refused by the parser, against a gold that states one
             hit = reading in stated
@@ -239,7 +187,7 @@ def _stated_readings(golds: Sequence[Any]) -> set[str]:
 
 @dataclass(frozen=True)
 class Scored:
-    """One row scored, typed end to end: the :class:`~normalize.row.Row`, what the pack made of it
+    """One row scored, typed end to end: the :class:`~normalize.io.row.Row`, what the pack made of it
     (its :class:`~normalize.Result`, ``None`` when the pack did not run it: a line that is not a
     JSON object, or no known task) and the :class:`Score`.  Reports and aggregation take these;
     dicts exist only where JSON is read (:func:`read_output_row`) or written."""
@@ -255,8 +203,8 @@ class Scored:
 
 
 def read_output_row(pack: Pack, row: Mapping[str, Any], line: int = 0) -> tuple[Row, Result | None]:
-    """An output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``status``,
-    ``target``...) read back into a :class:`~normalize.row.Row` and a :class:`~normalize.Result`:
+    """An output row of :func:`normalize.io.rows.normalize_row` (fields ``answer``, ``status``,
+    ``target``...) read back into a :class:`~normalize.io.row.Row` and a :class:`~normalize.Result`:
     the JSONL edge of a written run (``score --resume``, rows from a harness).  The row's
     ``task_type``, else its task's, decides the type; ``None`` for the result when neither is known.
 
@@ -287,7 +235,7 @@ def read_output_row(pack: Pack, row: Mapping[str, Any], line: int = 0) -> tuple[
 
 
 def score_detail(pack: Pack, row: Mapping[str, Any], *, verifier: MathVerifier | None = None) -> Score:
-    """Score an output row of :func:`normalize.rows.normalize_row` (fields ``answer``, ``target``...):
+    """Score an output row of :func:`normalize.io.rows.normalize_row` (fields ``answer``, ``target``...):
     the dict edge of :func:`score_result` (see :func:`read_output_row`)."""
     return score_result(pack, *read_output_row(pack, row), verifier=verifier)
 
@@ -308,10 +256,16 @@ def score_row(pack: Pack, row: Mapping[str, Any]) -> bool | None:
 
 def _needs_verifier(pack: Pack, row: Mapping[str, Any]) -> bool:
     kind = row_task_type(pack, row)
-    if kind != "math":
+    if kind is None or _family(pack, kind) != "math":
         return False
     task = row.get("task")
     return scoring_config(pack, task if isinstance(task, str) else kind, kind).metric == "math_verify"
+
+
+def _family(pack: Pack, task_type: str) -> str:
+    """The family of ``task_type`` in ``pack`` (a type the pack does not declare: its own name)."""
+    declared = pack.task_types.get(task_type)
+    return declared.family if declared is not None else task_type
 
 
 def score_rows(pack: Pack, rows: Iterable[Mapping[str, Any]]) -> list[Score]:

@@ -7,7 +7,15 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from scoring.metrics._registry import SCORED, MetricContext, Score, ScoringConfig, metric
+from scoring.metrics._registry import (
+    SCORED,
+    MetricContext,
+    Score,
+    ScoringConfig,
+    metric,
+    target_label,
+    targets,
+)
 
 
 def as_text(answer: Any) -> str:
@@ -112,6 +120,69 @@ def alias_candidates(
                 rest.append(group)
         pending = rest
     return found
+
+
+# --------------------------------------------------------------------------- targets
+
+
+@targets("multiple_choice")
+def read_choice_targets(
+    target: Any, aliases: Sequence[Any], config: ScoringConfig, options: Sequence[str] | int | None
+) -> list[Any]:
+    """Each accepted target as its option letter (:func:`choice_letter`).
+
+    >>> from scoring.metrics._registry import ScoringConfig
+    >>> read_choice_targets(2, ["d"], ScoringConfig("multiple_choice", "exact"), 4)
+    ['C', 'D']
+    """
+    return [choice_letter(t, options) for t in [target, *aliases]]
+
+
+@targets("multiple_choice", metric_name="choice_set")
+def read_choice_set_targets(
+    target: Any, aliases: Sequence[Any], config: ScoringConfig, options: Sequence[str] | int | None
+) -> list[Any]:
+    """Each accepted target as its set of option letters (:func:`choice_letters`)."""
+    return [choice_letters(t, options) for t in [target, *aliases]]
+
+
+@targets("extractive_qa", "open_writing")
+def read_text_targets(
+    target: Any, aliases: Sequence[Any], config: ScoringConfig, options: Sequence[str] | int | None
+) -> list[Any]:
+    """The target (a string or a non-empty list of accepted strings), then its aliases (strings)."""
+    golds: list[Any] = []
+    for i, t in enumerate([target, *aliases]):
+        what = target_label(i)
+        if i == 0:
+            golds.extend(_texts(t, what))
+        elif isinstance(t, str):
+            golds.append(t)
+        else:
+            raise ValueError(f"{what} must be a string for {config.task_type}, got {t!r}")
+    return golds
+
+
+@targets("code")
+def read_string_targets(
+    target: Any, aliases: Sequence[Any], config: ScoringConfig, options: Sequence[str] | int | None
+) -> list[Any]:
+    """The target and its aliases, each a string."""
+    for i, t in enumerate([target, *aliases]):
+        if not isinstance(t, str):
+            raise ValueError(f"{target_label(i)} must be a string for {config.task_type}, got {t!r}")
+    return [target, *aliases]
+
+
+def _texts(target: Any, what: str) -> list[str]:
+    if isinstance(target, str):
+        return [target]
+    if isinstance(target, list) and target and all(isinstance(t, str) for t in target):
+        return list(target)
+    raise ValueError(f"{what} must be a string or a non-empty list of strings, got {target!r}")
+
+
+# --------------------------------------------------------------------------- metrics
 
 
 @metric("exact", task_types=("multiple_choice",), default=True)

@@ -7,9 +7,9 @@ import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from normalize.jsonl import MAX_JSON_DEPTH, depth_exceeds
-from normalize.pack import canonical_json
-from scoring.metrics._registry import SCORED, MetricContext, Score, ScoringConfig, metric
+from normalize.core.pack import canonical_json
+from normalize.io.jsonl import MAX_JSON_DEPTH, depth_exceeds
+from scoring.metrics._registry import SCORED, MetricContext, Score, ScoringConfig, metric, targets
 from scoring.metrics.squad import F1Params
 
 
@@ -112,6 +112,14 @@ def read_json_value(value: Any, what: str) -> Any:
         raise ValueError(f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
     canonicalize_json(parsed)  # a NaN or Infinity inside is not JSON: ValueError
     return parsed
+
+
+@targets("structured_json")
+def read_json_targets(
+    target: Any, aliases: Sequence[Any], config: ScoringConfig, options: Sequence[str] | int | None
+) -> list[Any]:
+    """The target and its aliases as JSON values (:func:`read_json_value`)."""
+    return [read_json_value(t, "the target") for t in [target, *aliases]]
 
 
 @metric("exact", task_types=("structured_json",), default=True)

@@ -7,6 +7,7 @@ are read by the report's pairwise section (see :mod:`scoring.pairwise`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -19,6 +20,9 @@ from scoring.metrics._registry import (
     Score,
     ScoringConfig,
     metric,
+    short_repr,
+    target_label,
+    targets,
 )
 from scoring.metrics.numeric import numeric_match
 
@@ -40,6 +44,26 @@ def _agrees(answer: Any, gold: Any, abs_tol: float) -> bool:
     if isinstance(gold, str) or isinstance(answer, str):
         return bool(answer == gold)
     return numeric_match(answer, gold, abs_tol=abs_tol)
+
+
+@targets("judge")
+def read_judge_targets(
+    target: Any, aliases: Sequence[Any], config: ScoringConfig, options: Sequence[str] | int | None
+) -> list[Any]:
+    """Each accepted label: ``A``, ``B`` or ``tie`` (``C`` stands for it), or a rating number."""
+    return [_judge_target(t, target_label(i)) for i, t in enumerate([target, *aliases])]
+
+
+def _judge_target(target: Any, what: str) -> str | int | float:
+    if isinstance(target, str):
+        token = target.strip().upper()
+        if token in ("A", "B"):
+            return token
+        if token in ("TIE", "C"):
+            return "tie"
+    elif isinstance(target, (int, float)) and not isinstance(target, bool) and math.isfinite(target):
+        return target
+    raise ValueError(f"{what} must be 'A', 'B', 'tie' (or 'C') or a rating number for judge, got {short_repr(target)}")
 
 
 @metric("agreement", task_types=("judge",), params=JudgeScoringParams, default=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from normalize.mathanswer import Reading, read_phrase
+from normalize.values.mathanswer import Reading, read_phrase
 from scoring._mathverify import MathVerifier
 from scoring.metrics._registry import (
     SCORED,

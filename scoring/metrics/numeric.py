@@ -16,7 +16,7 @@ import regex
 from pydantic import Field
 
 from normalize import read_number
-from normalize.mathanswer import Reading, read_phrase
+from normalize.values.mathanswer import Reading, read_phrase
 from scoring.metrics._registry import (
     SCORED,
     MetricContext,
@@ -24,6 +24,9 @@ from scoring.metrics._registry import (
     Score,
     ScoringConfig,
     metric,
+    short_repr,
+    target_label,
+    targets,
 )
 from scoring.metrics.exact import alias_candidates, as_text, exact_match
 
@@ -122,6 +125,29 @@ def numeric_match(answer: Any, target: Any, *, rel_tol: float = 0.0, abs_tol: fl
 def _number_key(text: str) -> Any:
     number = parse_number(text)
     return ("n", number) if number is not None else ("s", text.strip())
+
+
+@targets("math")
+def read_math_targets(
+    target: Any, aliases: Sequence[Any], config: ScoringConfig, options: Sequence[str] | int | None
+) -> list[Any]:
+    """The target and its aliases as text: a JSON number as written (``repr`` of a float), a
+    string as it is; a number too long to compare exactly is refused, not rounded."""
+    golds: list[Any] = []
+    for i, t in enumerate([target, *aliases]):
+        what = target_label(i)
+        if isinstance(t, (int, float)) and not isinstance(t, bool):
+            if parse_number(t) is None:
+                raise ValueError(f"{what} must be a finite number, got {t!r}")
+            golds.append(repr(t) if isinstance(t, float) else str(t))
+        elif number_out_of_range(t):
+            raise ValueError(f"{what} {short_repr(t)} is a number beyond what is compared exactly "
+                             f"(at most {MAX_NUMBER_DIGITS} digits, counting the exponent)")
+        elif isinstance(t, str):
+            golds.append(t)
+        else:
+            raise ValueError(f"{what} must be a string for {config.task_type}, got {t!r}")
+    return golds
 
 
 class NumericParams(MetricParams):

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from scoring._ranking import RANKING_METRICS, ranking_scores, read_ranking
+from scoring._ranking import RANKING_METRICS, ranking_scores, read_ranking, read_relevance
 from scoring.metrics._registry import (
     SCORED,
     MetricContext,
@@ -20,7 +20,9 @@ from scoring.metrics._registry import (
     Score,
     ScoringConfig,
     metric,
+    targets,
 )
+from scoring.metrics.json import read_json_value
 
 __all__ = ["RankingParams"]
 
@@ -41,6 +43,15 @@ def _ranking(answer: Any, golds: Sequence[Any], config: ScoringConfig, ctx: Metr
     gain: Literal["exponential", "linear"] = "linear" if config.gain == "linear" else "exponential"
     scores = ranking_scores(ranked, golds[0], k=config.k, gain=gain)
     return Score(scores["hit"] == 1.0, scores[config.metric], config.metric, SCORED, ranking=scores)
+
+
+@targets("ranking")
+def read_ranking_targets(
+    target: Any, aliases: Sequence[Any], config: ScoringConfig, options: Sequence[str] | int | None
+) -> list[Any]:
+    """The target's relevance labels (JSON: an object of id → grade, or a list of relevant ids);
+    aliases are not read (one set of labels per row)."""
+    return [read_relevance(read_json_value(target, "the target"))]
 
 
 for _rank, _name in enumerate(RANKING_METRICS):

@@ -1,6 +1,6 @@
 r"""``math``: answers compared as mathematics (the default for math).
 
-Both the parser's answer and every gold are read by :func:`normalize.mathanswer.read_value`, the
+Both the parser's answer and every gold are read by :func:`normalize.values.mathanswer.read_value`, the
 reader the ``math`` parser uses, so a gold works as the dataset writes it (``\frac{1}{9}``,
 ``(3,-1)``, ``\left( 3, \frac{\pi}{2} \right)``, ``20\%``).  Plain numbers compare as exact
 rationals (the fast path: no SymPy), everything else by SymPy with the tolerances below, within
@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import Field
 
-from normalize.mathanswer import (
+from normalize.values.mathanswer import (
     DEFAULT_MATH_TIMEOUT,
     NotMath,
     TimeUp,

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from normalize.registry import StrTuple
+from normalize.core.registry import StrTuple
 from scoring._textsim import ROW_METRICS, TEXT_METRICS, sentence_score
 from scoring.metrics._registry import (
     SCORED,

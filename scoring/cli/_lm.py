@@ -9,28 +9,30 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from normalize import status as st
-from normalize.cli import add_format_option
+from normalize.cli import EXIT_OK, EXIT_USAGE, add_format_option
 from normalize.errors import UsageError
-from normalize.jsonl import InputRow, read_jsonl, write_jsonl
-from normalize.row import read_options_value
-from normalize.stream import write_atomically
-from scoring.cache import Cache, Loglik, LoglikKey, model_id_of, model_revision
+from normalize.io.jsonl import InputRow, read_jsonl, write_jsonl
+from normalize.io.row import read_options_value
+from normalize.io.stream import write_atomically
+from scoring.cache import Cache
+from scoring.lm._backends import (
+    CachedScorer,
+    add_backend_options,
+    make_generator,
+    make_loglik_backend,
+    summary,
+)
 
 if TYPE_CHECKING:
     from scoring.lm.choice import RowResult
-    from scoring.lm.loglik import LogLikelihoodScorer, LoglikResult
-
-EXIT_OK = 0
-EXIT_USAGE = 2
 
 INSTALL_HINT = "the LM commands need torch and transformers: install harness-normalize[lm]"
 
@@ -79,8 +81,6 @@ def register(sub: Any) -> None:
     loglik.add_argument("--html", metavar="OUT.html",
                         help="also write the calibration of the choice probabilities (reliability diagram) as HTML")
     loglik.set_defaults(func=cmd_loglik)
-    from scoring.lm._backends import add_backend_options
-
     add_backend_options(loglik, loglik=True)
 
     generate = sub.add_parser("generate", help="generate predictions for a prompts JSONL (greedy or sampled)")
@@ -130,7 +130,6 @@ def _show_progress(args: argparse.Namespace) -> bool:
 def cmd_generate(args: argparse.Namespace) -> int:
     if args.backend == "hf" and not lm_available():
         return _fail(INSTALL_HINT)
-    from scoring.lm._backends import make_generator, summary
     from scoring.lm._model import ModelLoadError
     from scoring.lm.generate import LocalGenerator, SamplingParams, generate_rows
 
@@ -178,98 +177,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- loglik
-
-
-class CachedScorer:
-    """A log-likelihood backend (``scoring.lm.choice.LoglikBackend``) that answers from the
-    cache first and builds the :class:`~scoring.lm.loglik.LogLikelihoodScorer` (loading the
-    model) only for the requests the cache lacks; successful new scores are stored.
-
-    ``chunk`` > 0 sends misses to the scorer in chunks of that many requests, calling
-    ``on_chunk(done, total)`` after each (for a progress bar), ordered longest context first
-    with each context's requests together (results stay in request order); 0 sends them all
-    at once, which lets the scorer share contexts and sort lengths over the whole run.
-    """
-
-    def __init__(self, model_dir: str | Path, *, device: str = "auto", dtype: str = "auto",
-                 batch_size: int | None = None, cache: Cache | None = None, chunk: int = 0,
-                 on_chunk: Callable[[int, int], None] | None = None) -> None:
-        from scoring.lm._model import check_causal_lm_dir, resolve_device, resolve_dtype
-
-        self.model_dir = check_causal_lm_dir(model_dir)
-        self.model_id = model_id_of(self.model_dir)
-        self.revision = model_revision(self.model_dir)
-        self.device = resolve_device(device)
-        self.dtype = str(resolve_dtype(dtype, self.device)).removeprefix("torch.")
-        self._dtype_arg = dtype
-        self._batch_size = batch_size
-        self.cache = cache
-        self.chunk = chunk
-        self.on_chunk = on_chunk
-        self._scorer: LogLikelihoodScorer | None = None
-
-    @property
-    def scorer(self) -> LogLikelihoodScorer:
-        if self._scorer is None:
-            from scoring.lm.loglik import LogLikelihoodScorer
-
-            self._scorer = LogLikelihoodScorer(self.model_dir, device=self.device, dtype=self._dtype_arg,
-                                               batch_size=self._batch_size or "auto")
-        return self._scorer
-
-    def describe(self) -> dict[str, Any]:
-        return {"model": self.model_id, "model_revision": self.revision, "dtype": self.dtype}
-
-    def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[LoglikResult]:
-        return self._cached(list(requests), "pair", lambda todo: self.scorer.loglikelihood(todo))
-
-    def loglikelihood_rolling(self, texts: Sequence[str]) -> list[LoglikResult]:
-        return self._cached([("", t) for t in texts], "rolling",
-                            lambda todo: self.scorer.loglikelihood_rolling([t for _, t in todo]))
-
-    def _key(self, request: Any, mode: str) -> LoglikKey | None:
-        if not (isinstance(request, (tuple, list)) and len(request) == 2
-                and all(isinstance(x, str) for x in request)):
-            return None  # the scorer reports the bad request itself
-        return LoglikKey(self.model_id, self.revision, request[0], request[1], dtype=self.dtype, mode=mode)
-
-    def _cached(self, requests: list[tuple[str, str]], mode: str,
-                score: Callable[[list[tuple[str, str]]], list[LoglikResult]]) -> list[LoglikResult]:
-        from scoring.lm.loglik import LoglikResult
-
-        results: list[LoglikResult | None] = [None] * len(requests)
-        keys = [self._key(r, mode) for r in requests]
-        todo: list[int] = []
-        for i, key in enumerate(keys):
-            hit = self.cache.get_loglik(key) if self.cache is not None and key is not None else None
-            if hit is None:
-                todo.append(i)
-            else:
-                results[i] = LoglikResult(hit.logprob, hit.n_tokens, hit.is_greedy, hit.boundary, None, hit.truncated)
-        step = self.chunk or max(1, len(todo))
-        if mode == "pair" and len(todo) > step:
-            # chunks of similar length with each context's requests together: the scorer then
-            # buckets and shares contexts almost as well as over the whole run
-            todo.sort(key=lambda i: (-len(requests[i][0]), requests[i][0], i)
-                      if keys[i] is not None else (1, "", i))
-        for start in range(0, len(todo), step):
-            part = todo[start:start + step]
-            scored = score([requests[i] for i in part])
-            fresh: list[tuple[LoglikKey, Loglik]] = []
-            for i, result in zip(part, scored, strict=True):
-                results[i] = result
-                key = keys[i]
-                if key is not None and result.error is None and math.isfinite(result.logprob):
-                    fresh.append((key, Loglik(result.logprob, result.is_greedy, result.n_tokens,
-                                              result.boundary, result.truncated)))
-            if self.cache is not None and fresh:
-                self.cache.put_logliks(fresh)
-            if self.on_chunk is not None:
-                self.on_chunk(len(part), len(todo))
-        done = [r for r in results if r is not None]
-        if len(done) != len(requests):
-            raise RuntimeError("the scorer returned fewer results than requests")  # a bug, not bad input
-        return done
 
 
 def choice_row(data: dict[str, Any]) -> dict[str, Any]:
@@ -368,7 +275,6 @@ def render_choice_report(report: Mapping[str, Any], fmt: str) -> str:
 def cmd_loglik(args: argparse.Namespace) -> int:
     if not lm_available():
         return _fail(INSTALL_HINT)
-    from scoring.lm._backends import make_loglik_backend
     from scoring.lm._model import ModelLoadError
     from scoring.lm.choice import choice_report, score_rows
 

@@ -14,31 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from normalize.cli import EXIT_OK, add_format_option, add_pack_option, load_pack_from_args
+from normalize.core.pack import Pack
 from normalize.errors import UsageError
-from normalize.pack import Pack
-from normalize.stream import write_atomically
+from normalize.io.stream import write_atomically
 from scoring._comparison import compare_runs
 from scoring._items import item_of
 from scoring._rule_effects import rule_effects
+from scoring._scorefile import score_file
 from scoring.aggregate import AGGREGATES, aggregate_rows
-from scoring.html_report import DEFAULT_AUDIT_ROWS, DEFAULT_PAGE_SIZE, ReportRun, render_html
+from scoring.cli._common import add_html_options, check_html_options, check_scoring
+from scoring.html_report import ReportRun, render_html
 from scoring.metrics import MathVerifier, Scored
 from scoring.report import DEFAULT_CV_THRESHOLD, build_report
-
-
-def add_html_options(parser: argparse.ArgumentParser) -> None:
-    """The options that shape the HTML page (shared by ``report`` and ``score --html``)."""
-    parser.add_argument("--audit-rows", type=int, default=DEFAULT_AUDIT_ROWS, metavar="N",
-                        help=f"embed at most N audit rows, a seeded stratified sample beyond that "
-                             f"(default {DEFAULT_AUDIT_ROWS})")
-    parser.add_argument("--audit-seed", type=int, default=0, help="seed of the audit sample (default 0)")
-    parser.add_argument("--page-size", type=int, default=DEFAULT_PAGE_SIZE, metavar="N",
-                        help=f"audit rows per page (default {DEFAULT_PAGE_SIZE})")
-    parser.add_argument("--rule-effect-rows", type=int, default=None, metavar="N",
-                        help="measure rule effects on a seeded sample of N rows (--audit-seed; default: every "
-                             "row; 0 skips it)")
-    parser.add_argument("--title", default=None, help="the page title (default: the run labels)")
-
 
 
 def register(sub: Any) -> None:
@@ -62,16 +49,6 @@ def register(sub: Any) -> None:
                         help="never show a progress bar (one is shown on a terminal for long inputs)")
     add_format_option(report, help_json="what was written, with each run's overall figures")
     report.set_defaults(func=cmd_report)
-
-
-def check_html_options(args: argparse.Namespace) -> None:
-    """``ValueError`` naming a bad option value."""
-    if args.audit_rows < 0:
-        raise UsageError(f"--audit-rows must be non-negative, got {args.audit_rows}")
-    if args.page_size < 1:
-        raise UsageError(f"--page-size must be at least 1, got {args.page_size}")
-    if args.rule_effect_rows is not None and args.rule_effect_rows < 0:
-        raise UsageError(f"--rule-effect-rows must be non-negative, got {args.rule_effect_rows}")
 
 
 def _labels(inputs: Sequence[str], given: Sequence[str] | None) -> list[str]:
@@ -126,7 +103,7 @@ def _settings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def write_html(path: str | Path, html: str) -> None:
-    """Write the page atomically (a temporary file, then a rename; see :func:`normalize.stream.write_atomically`)."""
+    """Write the page atomically (a temporary file, then a rename; see :func:`normalize.io.stream.write_atomically`)."""
     write_atomically(path, html)
 
 
@@ -142,8 +119,6 @@ def write_score_html_from_file(
     ``score`` streams its input in constant memory; the page needs every row with its trace (for
     the audit and the rule effects), so the rows are read and normalized again here, in memory.
     """
-    from scoring._cli import score_file
-
     with MathVerifier() as verifier:
         outs, scored = score_file(pack, source, progress=_progress(args), verifier=verifier)
         effects = None
@@ -177,8 +152,6 @@ def write_compare_html(
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from scoring._cli import check_scoring, score_file
-
     if len(args.inputs) > 2:
         raise UsageError(f"normalize report takes one run or two to compare, got {len(args.inputs)}")
     if args.bootstrap < 1:

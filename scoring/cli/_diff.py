@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from normalize.cli import EXIT_OK, add_format_option
+from normalize.core.pack import SHIPPED_PREFIX, Pack, default_pack_path, load_pack
 from normalize.errors import UsageError
-from normalize.jsonl import InputRow, read_jsonl
-from normalize.lm_eval_log import add_source_options, source_input
-from normalize.pack import SHIPPED_PREFIX, Pack, default_pack_path, load_pack
-from normalize.stream import write_atomically
+from normalize.io.jsonl import InputRow, read_jsonl
+from normalize.io.lm_eval_log import add_source_options, source_input
+from normalize.io.stream import write_atomically
 from scoring.diff import diff_packs, render_diff_text
 from scoring.metrics import MathVerifier
 

@@ -19,30 +19,25 @@ from typing import Any, Final
 from normalize import Result
 from normalize.cli import (
     EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     add_format_option,
     add_pack_option,
     load_pack_from_args,
     use_color,
 )
+from normalize.core.pack import Pack, canonical_json
 from normalize.errors import UsageError
-from normalize.jsonl import (
-    decode_held,
+from normalize.io.jsonl import (
     decode_line,
-    encode_row,
-    encode_row_taking,
     iter_lines,
     read_jsonl,
     restore_written_values,
-    to_input_row,
 )
-from normalize.lm_eval_log import add_source_options, source_input
-from normalize.pack import Pack, canonical_json
-from normalize.row import Row
-from normalize.rows import Normalized, all_invalid_reason, normalize_rows_typed, normalize_typed
-from normalize.stream import (
-    BIG_ROW_BYTES,
-    EXIT_INTERRUPTED,
+from normalize.io.lm_eval_log import add_source_options, source_input
+from normalize.io.row import Row
+from normalize.io.rows import Normalized, all_invalid_reason, normalize_rows_typed
+from normalize.io.stream import (
     add_stream_options,
     check_jobs,
     format_meta,
@@ -53,25 +48,20 @@ from normalize.stream import (
     run_job,
     stopped_message,
     stream_formats,
-    take_line,
     write_atomically,
 )
 from scoring._audit_order import FLIPPED, RANK, REST, WEAK, audit_flags
-from scoring._html_cli import (
-    add_html_options,
-    check_html_options,
-    write_compare_html,
-    write_score_html_from_file,
-)
-from scoring._items import Item, item_of, task_label
+from scoring._items import task_label
+from scoring._scorefile import Record, score_chunk, score_file, score_record
 from scoring._textsim import TextSettings, paired_text_report
-from scoring.aggregate import AGGREGATES, SampleAggregator, TargetConflicts, slim
+from scoring.aggregate import AGGREGATES, SampleAggregator, TargetConflicts
+from scoring.cli._common import add_html_options, check_html_options, check_scoring
+from scoring.cli._html import write_compare_html, write_score_html_from_file
 from scoring.metrics import (
     METRICS,
     NO_ANSWER,
     SCORED,
     MathVerifier,
-    Score,
     Scored,
     ScoringConfig,
     read_scored,
@@ -151,19 +141,6 @@ def _check_bootstrap(args: argparse.Namespace) -> None:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
 
 
-def check_scoring(pack: Pack) -> None:
-    """Resolve every task type's and task's scoring settings now: a bad key fails before any row."""
-    for name in pack.task_types:
-        if name in METRICS:
-            scoring_config(pack, name, name)
-    for task, kind in pack.tasks.items():
-        if kind in METRICS:
-            scoring_config(pack, task, kind)
-    unknown = sorted(set(pack.scoring) - set(pack.task_types) - set(pack.tasks) - set(METRICS))
-    if unknown:
-        raise UsageError(f"scoring: {', '.join(map(repr, unknown))} is neither a task type nor a task of pack {pack.name!r}")
-
-
 #: The module each metric needs beyond the core install, and the extra that brings it.
 _METRIC_MODULES: Final[dict[str, tuple[str, str]]] = {
     **dict.fromkeys(("bleu", "chrf", "ter"), ("sacrebleu", "text")),
@@ -199,7 +176,7 @@ def missing_extras(pack: Pack) -> dict[str, str]:
     names: dict[str, str] = {}
     for name in (*pack.task_types, *pack.tasks):
         kind = pack.task_type_of(name)
-        if kind not in METRICS:
+        if pack.family_of(kind) not in METRICS:
             continue
         missing = _missing_for(scoring_config(pack, name, kind))
         if missing:
@@ -215,7 +192,7 @@ def check_extras(pack: Pack, paths: Sequence[str | Path]) -> dict[str, str]:
     whose metrics need a module that is not installed.  Only when such a task exists are the
     inputs searched (a byte search for the task's name, then the lines holding it decoded), so
     a run whose rows need nothing missing pays nothing.  Returns :func:`missing_extras` (for
-    stdin, which cannot be searched first, :func:`score_chunk` refuses such a row when it comes)."""
+    stdin, which cannot be searched first, :func:`scoring._scorefile.score_chunk` refuses such a row when it comes)."""
     missing = missing_extras(pack)
     if not missing:
         return missing
@@ -332,83 +309,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.fail_on_variance and report["flagged"]:
         return EXIT_FINDINGS
     return EXIT_OK
-
-
-_WORKER_VERIFIER: tuple[int, MathVerifier] | None = None
-
-
-def _verifier_here() -> MathVerifier:
-    """This process's own Math-Verify helper (started only if a row needs it; a forked worker
-    never shares its parent's)."""
-    global _WORKER_VERIFIER
-    if _WORKER_VERIFIER is None or _WORKER_VERIFIER[0] != os.getpid():
-        _WORKER_VERIFIER = (os.getpid(), MathVerifier())
-    return _WORKER_VERIFIER[1]
-
-
-def add_score_fields(out: dict[str, Any], score: Score) -> None:
-    """What ``score -o`` adds to each row: ``correct``, ``score`` and, when useful, ``score_note``."""
-    out["correct"] = score.correct
-    out["score"] = score.value if score.outcome == SCORED else None
-    if score.note:
-        out["score_note"] = score.note
-
-
-#: A scored row's report item, with the slimmed sample when ``--aggregate`` needs it (else None:
-#: with ``--jobs`` records cross a pipe, and the raw output and trace need not).
-Record = tuple[Scored | None, Item]
-
-
-def score_record(sample: Scored, *, keep_sample: bool = True) -> Record:
-    """One scored row's report item, and its slimmed sample when ``keep_sample``: the report counts
-    the item, or (for --aggregate) the aggregator takes the sample and the report keeps only the
-    item's text-metric, ranking or judge facts (a corpus is made of rows, and both orders of a
-    judged pair share an id without being samples of one answer)."""
-    return (slim(sample) if keep_sample else None), item_of(sample)
-
-
-def score_chunk(pack: Pack, write_rows: bool, verifier: MathVerifier | None,
-                chunk: list[tuple[int, bytes]], *, keep_samples: bool = True,
-                missing: Mapping[str, str] | None = None) -> tuple[bytes, list[Record]]:
-    """Normalize and score a chunk of raw lines: their output lines (when wanted) and report records.
-
-    ``missing``: :func:`missing_extras`; a row of such a task is a :class:`UsageError` (rows from
-    stdin, which :func:`check_extras` could not search first)."""
-    verifier = verifier if verifier is not None else _verifier_here()
-    parts: list[bytes] = []
-    records: list[Record] = []
-    for index in range(len(chunk)):  # typed once: (Row, Result) -> Score; the dict is the output row
-        number, held = take_line(chunk, index)
-        big = len(held[0]) >= BIG_ROW_BYTES
-        line = decode_held(held, number)  # a huge row's bytes go once decoded
-        typed = normalize_typed(pack, to_input_row(line))
-        del line
-        task = typed.row.task
-        if missing and task is not None and task in missing and typed.row.target is not None:
-            raise UsageError(f"input line {number}: {missing[task]} (or leave out its rows)")
-        score = score_result(pack, typed.row, typed.result, verifier=verifier)
-        records.append(score_record(Scored(typed.row, typed.result, score), keep_sample=keep_samples))
-        out = typed.out
-        del typed  # the output row is then the only holder of the row's values
-        if write_rows:
-            add_score_fields(out, score)
-            parts.append(encode_row_taking(out) if big else encode_row(out))  # a huge row's values go once written
-        del out
-    return b"".join(parts), records
-
-
-def score_file(pack: Pack, path: str | Path, *, progress: bool | None = False,
-               verifier: MathVerifier) -> tuple[list[dict[str, Any]], list[Scored]]:
-    """Normalize and score every row of a JSONL file: the output rows (each gains ``correct``;
-    the dicts written at the edge, for pages that show them) and the typed rows they came from.
-
-    Rows are typed once (``Row``, ``Result``) and scored as such, ``(Row, Result) -> Score``."""
-    typed = list(normalize_rows_typed(pack, read_jsonl(path), progress=progress))
-    scored = [Scored(n.row, n.result, score_result(pack, n.row, n.result, verifier=verifier)) for n in typed]
-    outs = [n.out for n in typed]
-    for out, sample in zip(outs, scored, strict=True):
-        add_score_fields(out, sample.score)
-    return outs, scored
 
 
 # --------------------------------------------------------------------------- compare
