@@ -14,7 +14,7 @@ import pytest
 from normalize import load_pack
 from normalize import status as st
 from normalize.errors import PackError
-from normalize.row import Row
+from normalize.io.row import Row
 from scoring._items import item_of
 from scoring.integrations.rewards import NormalizeReward
 from scoring.metrics import Scored, score_result

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from normalize.jsonl import InputRow
-from normalize.pack import load_pack
-from normalize.rows import normalize_typed
+from normalize.core.pack import load_pack
+from normalize.io.jsonl import InputRow
+from normalize.io.rows import normalize_typed
 from scoring._items import item_of
 from scoring.aggregate import aggregate_rows
 from scoring.cli import main
@@ -95,9 +95,11 @@ def test_score_from_lm_eval_keeps_the_filters_options(tmp_path: Path, capsys: py
 
 
 def test_strict_and_flexible_parse_rate_metrics() -> None:
-    noise = ["lorem 7 ipsum 3", "zz 12", "lorem 4 dolor 9"]  # a random model: last-number guesses only
+    noise = ["lorem 7 ipsum 3", "dolor 12", "lorem 4 dolor 9"]  # a random model: last-number guesses only
     assert [normalize_parse_rate_flexible(["1"], [r], task="gsm8k") for r in noise] == [1.0, 1.0, 1.0]
     assert [normalize_parse_rate_strict(["1"], [r], task="gsm8k") for r in noise] == [0.0, 0.0, 0.0]
+    # a number after a bare name ("zz 12": z·z·12 to SymPy) is no answer at all, not a guess
+    assert normalize_parse_rate_flexible(["1"], ["zz 12"], task="gsm8k") == 0.0
     filt = NormalizeFilter(task="gsm8k")
     (doc,) = filt.apply([["The answer is 1.", "7 maybe", "no idea"]], [{}])
     assert normalize_parse_rate_strict(["1"], [doc]) == pytest.approx(1 / 3)

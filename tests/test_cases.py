@@ -18,7 +18,7 @@ import pytest
 
 from normalize import Pack, load_pack
 from normalize import status as st
-from normalize.registry import TASK_TYPES
+from normalize.core.registry import TASK_TYPES
 
 CASES_DIR = Path(__file__).parent / "cases"
 FIELDS = {"id", "task", "output", "options", "expected_answer", "expected_status", "note"}

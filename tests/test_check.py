@@ -16,8 +16,6 @@ from typing import Any
 import pytest
 
 from normalize import cli
-from normalize._cli_check import render_report
-from normalize._regex import compile_pattern
 from normalize.check import (
     CheckConfigError,
     accepted_leaks,
@@ -32,9 +30,11 @@ from normalize.check import (
     run_check,
 )
 from normalize.check.samples import SamplesError, load_samples
-from normalize.engine import Chain, make_spec
-from normalize.pack import Pack, load_pack
-from normalize.registry import REGISTRY, NoParams, RuleDef
+from normalize.cli._check import render_report
+from normalize.core.engine import Chain, make_spec
+from normalize.core.pack import Pack, load_pack
+from normalize.core.registry import REGISTRY, NoParams, RuleDef
+from normalize.limits._regex import compile_pattern
 
 _NO_PARAMS = NoParams()
 _CURLY = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})

@@ -9,8 +9,8 @@ import pytest
 
 from normalize import Pack, load_pack
 from normalize import status as st
+from normalize.core.registry import ParseContext
 from normalize.parsers._choice import ChoiceParams, parse_choice
-from normalize.registry import ParseContext
 
 Options = int | tuple[str, ...]
 

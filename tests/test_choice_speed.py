@@ -15,10 +15,10 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from normalize._literals import fold
-from normalize._regex import compile_pattern
+from normalize.core.registry import ParseContext, Parsed
+from normalize.limits._literals import fold
+from normalize.limits._regex import compile_pattern
 from normalize.parsers import _choice
-from normalize.registry import ParseContext, Parsed
 from tests._oracles import choice as oracle
 
 _CONFLICTS = ("contradictory", "last")
@@ -128,6 +128,9 @@ _EXAMPLES = (
     "Perhaps D.", "maybe it's A", "可能是B", "Option B is correct", "B is correct", "so C is the only valid",
     "选项B正确", "B项正确", "正确的是D", "but (C) is also plausible", "or maybe D", "也可能是C", "C也正确",
     "Wait, that is wrong.", "等等，不对", "I take it back", "ANSWER: A\nWait, that is wrong.\nANSWER: B",
+    "B (maybe D)", "B, perhaps D", "B oder vielleicht D", "B, ou peut-être D", "B o tal vez D", "B，也许D",
+    "B if x > 0, otherwise C", "B if x > 0, else it is C", "如果x>0则B，否则为C", "B, o forse D",
+    "B; alternatively, D", "D is also a strong candidate",
 )
 _PIECE_TEXTS = hs.lists(hs.sampled_from(_WORD_PIECES + _EXAMPLES), max_size=40).map("".join)
 

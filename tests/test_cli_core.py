@@ -166,7 +166,7 @@ def test_an_unexpected_exception_is_a_bug_report_with_exit_3(
     def broken(*_: object, **__: object) -> None:
         raise exc
 
-    monkeypatch.setattr("normalize._cli_core.load_pack_from_args", broken)
+    monkeypatch.setattr("normalize.cli._core.load_pack_from_args", broken)
     assert main(["hash"]) == 3
     err = capsys.readouterr().err
     assert f"{type(exc).__name__}: " in err and "this is a bug" in err and "usage" in err

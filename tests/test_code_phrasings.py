@@ -9,7 +9,8 @@ import pytest
 
 from normalize import Pack, load_pack
 from normalize import status as st
-from normalize.rules.extract import CodeBlockParams, extract_code_block
+from normalize.rules._extract_params import CodeBlockParams
+from normalize.rules.extract_code import extract_code_block
 
 F1 = "def f(x):\n    return x + 1"
 F2 = "def f(x):\n    return 1 + x"

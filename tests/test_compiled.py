@@ -11,6 +11,7 @@ listing reads it from the source file).
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import random
@@ -28,7 +29,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from normalize import load_pack
-from normalize._growth import KINDS
+from normalize.limits._growth import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"]["build"]["targets"][
@@ -40,7 +41,7 @@ _CHILD = """
 import json, sys
 import normalize, importlib
 from normalize import load_pack
-from normalize._cli_rules import catalogue
+from normalize.cli._rules import catalogue
 modules = json.loads(sys.argv[3])
 for name in modules:  # every listed module runs compiled
     file = importlib.import_module(name).__file__
@@ -124,7 +125,7 @@ def test_the_compiled_wheel_gives_the_source_results(tmp_path: Path, monkeypatch
     )
     assert done.returncode == 0, done.stderr[-3000:]
 
-    from normalize._cli_rules import catalogue
+    from normalize.cli._rules import catalogue
 
     compiled = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(compiled) == len(rows) + 1
@@ -139,3 +140,50 @@ def test_the_compiled_wheel_gives_the_source_results(tmp_path: Path, monkeypatch
             continue
         assert line == expected, f"{row[1]} options={row[2]} on {row[0][:200]!r}"
     assert compiled[-1] == json.dumps(catalogue(), sort_keys=True, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- what the build asks of the source (fast)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth (inside functions too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_no_compiled_module_defines_or_imports_a_pydantic_model() -> None:
+    """mypyc cannot compile a pydantic model (hatch_build.py): the params live in ``_*_params``."""
+    for path in COMPILED:
+        source = ROOT / path
+        assert source.is_file(), path
+        assert not any(m.split(".")[0] == "pydantic" for m in _imported_modules(source)), path
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
+                assert not bases & {"BaseModel", "Params", "NoParams"}, f"{path}: class {node.name}"
+
+
+#: The shared leaves a params module may import from the rule and parser packages.
+_PARAMS_MAY_IMPORT = ("normalize.rules._speed", "normalize.rules._fences")
+
+
+def test_params_modules_import_no_rule_or_parser_module() -> None:
+    """A params module sits below its rules: it imports other params modules and the shared leaves,
+    never a rule or parser module (no import cycle, even one hidden inside a validator)."""
+    params_modules = sorted([*ROOT.glob("normalize/rules/_*_params.py"), *ROOT.glob("normalize/parsers/_*_params.py")])
+    assert len(params_modules) >= 5
+    for path in params_modules:
+        bad = sorted(
+            m for m in _imported_modules(path)
+            if m.startswith(("normalize.rules.", "normalize.parsers."))
+            and not m.rsplit(".", 1)[0].endswith("_params") and not m.endswith("_params")
+            and not m.startswith(_PARAMS_MAY_IMPORT)
+        )
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"

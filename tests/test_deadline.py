@@ -1,4 +1,4 @@
-"""The watchdog time bound of ``normalize._deadline`` (math parser, json-repair)."""
+"""The watchdog time bound of ``normalize.limits._deadline`` (math parser, json-repair)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from normalize._deadline import TimeUp, call_within
+from normalize.limits._deadline import TimeUp, call_within
 
 
 def _spin(seconds: float) -> str:
@@ -73,7 +73,7 @@ def test_a_timed_out_call_leaves_traced_code_working() -> None:
     script = textwrap.dedent(
         """
         import sys, time
-        from normalize._deadline import TimeUp, call_within
+        from normalize.limits._deadline import TimeUp, call_within
 
         def spin():
             end = time.monotonic() + 0.3
@@ -106,7 +106,7 @@ def test_deadlines_landing_while_the_watchdog_lock_is_taken_never_deadlock() -> 
     script = textwrap.dedent(
         """
         import os, threading, time
-        from normalize._deadline import TimeUp, call_within
+        from normalize.limits._deadline import TimeUp, call_within
 
         def spin(seconds):
             end = time.perf_counter() + seconds

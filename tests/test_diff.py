@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from normalize._io import read_jsonl
-from normalize.pack import default_pack_path, load_pack
-from normalize.registry import REGISTRY
+from normalize.core.pack import default_pack_path, load_pack
+from normalize.core.registry import REGISTRY
+from normalize.io._io import read_jsonl
 from scoring.cli import main
 from scoring.diff import apply_differences, diff_packs, pack_differences
 
@@ -77,7 +77,7 @@ def test_every_difference_applied_gives_the_new_pack(tmp_path: Path) -> None:
     diffs = pack_differences(old, new)
     labels = [d.label for d in diffs]
     assert THINK in labels
-    assert "multiple_choice: extract_boxed.v1 removed" in labels
+    assert "multiple_choice: extract_boxed.v2 removed" in labels
     assert "multiple_choice: parser choice param default_options" in labels
     assert any(label.startswith("multiple_choice: extract_answer_marker params") for label in labels)
     everything = apply_differences(old, new, diffs)
@@ -180,8 +180,8 @@ def test_two_versions_of_a_pack_from_git(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_the_diff_is_a_section_of_the_html_report(tmp_path: Path) -> None:
-    from scoring._cli import score_file
     from scoring._items import item_of
+    from scoring._scorefile import score_file
     from scoring.html_report import ReportRun, render_html
     from scoring.metrics import MathVerifier
     from scoring.report import build_report

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from normalize import status as st
-from normalize.engine import Chain, RuleSpec, make_spec, replay, run_chain
+from normalize.core.engine import Chain, RuleSpec, make_spec, replay, run_chain
+from normalize.core.registry import REGISTRY, NoParams, RuleDef, rule
 from normalize.errors import RegistrationError, RejectText
-from normalize.registry import REGISTRY, NoParams, RuleDef, rule
 
 
 def _temporary_rule(monkeypatch: pytest.MonkeyPatch, name: str, fn: Any, stage: str = "format") -> RuleSpec:
@@ -86,7 +86,7 @@ def test_reject_gives_the_rules_status(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_regex_timeout_gives_error_in_worker_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    from normalize._regex import compile_pattern
+    from normalize.limits._regex import compile_pattern
 
     evil = compile_pattern(r"(a|aa)+$")
 
@@ -144,3 +144,35 @@ def test_a_parser_that_raises_gives_status_error_and_the_batch_goes_on(monkeypat
     assert [r.status for r in results] == [st.OK, st.ERROR, st.OK]
     assert results[1].reason == "parser text raised TypeError: Invalid NaN comparison"
     assert results[1].answer is None and results[1].text == "boom"  # recorded, not swallowed
+
+
+def test_a_bind_hook_runs_once_a_chain_and_a_failing_one_leaves_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Chain.bound`` calls a rule's ``bind`` hook once (not once a row); a hook that raises
+    leaves the rule itself in place, so the row records the rule's own failure as before."""
+    calls: list[object] = []
+
+    def bind(params: object) -> Any:
+        calls.append(params)
+        return lambda text, params, *, timeout: text.upper()
+
+    definition = RuleDef(
+        name="t_bound", stage="format", version=1, scope=("math",), params_model=NoParams,  # type: ignore[arg-type]
+        fn=lambda text, params, *, timeout: text.lower(), idempotent=True, doc="", bind=bind,
+    )
+    monkeypatch.setitem(REGISTRY.rules, "t_bound", definition)
+    chain = Chain((RuleSpec("t_bound", 1, NoParams()),))
+    assert [run_chain(chain, "Ab").text for _ in range(3)] == ["AB", "AB", "AB"]
+    assert len(calls) == 1
+
+    def broken(params: object) -> Any:
+        raise ValueError("cannot bind")
+
+    def crash(text: str, params: object, *, timeout: float) -> str:
+        raise RuntimeError("rule ran")
+
+    monkeypatch.setitem(REGISTRY.rules, "t_bound", RuleDef(
+        name="t_bound", stage="format", version=1, scope=("math",), params_model=NoParams,  # type: ignore[arg-type]
+        fn=crash, idempotent=True, doc="", bind=broken,
+    ))  # fmt: skip
+    outcome = run_chain(chain, "Ab")
+    assert (outcome.status, outcome.reason) == (st.ERROR, "t_bound raised RuntimeError: rule ran")

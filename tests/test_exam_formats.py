@@ -10,9 +10,9 @@ import pytest
 
 from normalize import load_pack
 from normalize import status as st
+from normalize.core.registry import ParseContext
 from normalize.errors import PackError
 from normalize.parsers._choice import ChoiceParams, parse_choice
-from normalize.registry import ParseContext
 from scoring.metrics.exact import choice_letters
 
 

@@ -8,12 +8,13 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from normalize._literals import fold
-from normalize._regex import char_table, compile_pattern
 from normalize.errors import RejectText
+from normalize.limits._literals import fold, may_match, project
+from normalize.limits._regex import char_table, compile_pattern
 from normalize.parsers import _choice
-from normalize.rules import extract
+from normalize.rules import _speed, extract, extract_json, extract_markers
 from normalize.rules import format as fmt
+from normalize.rules._extract_params import AnswerMarkerParams
 
 # words the pre-checks look for, their neighbours, and characters that change matching
 _PIECES = (
@@ -131,8 +132,8 @@ _MARKER_PIECES = (
 def test_marker_matches_equal_the_alternation_scan(text: str) -> None:
     folded = fold(text)
     for tier in _TIERS:
-        fast = [m.span() for m in extract.marker_matches(tier, text, folded, timeout=1.0)]
-        slow = [m.span() for m in extract._alternation(tier).finditer(text)]
+        fast = [m.span() for m in _speed.marker_matches(tier, text, folded, timeout=1.0)]
+        slow = [m.span() for m in _speed._alternation(tier).finditer(text)]
         assert fast == slow, tier
 
 
@@ -167,7 +168,7 @@ def _balanced_spans_by_special(text: str, start: int, end: int) -> list[tuple[in
                 if kind == opener:
                     break
             spans.append((at, pos + 1))
-        elif stack and (char == '"' or (char == "'" and extract._value_may_start(text, pos, start))):
+        elif stack and (char == '"' or (char == "'" and extract_json._value_may_start(text, pos, start))):
             quote = char
     return sorted(spans, key=lambda s: s[0])
 
@@ -176,7 +177,7 @@ def _balanced_spans_by_special(text: str, start: int, end: int) -> list[tuple[in
 @settings(max_examples=1000)
 def test_balanced_spans_skip_strings_like_the_scan(text: str, cut_start: int, cut_end: int) -> None:
     start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
-    fast = extract._balanced_spans(text, start, end)
+    fast = extract_json._balanced_spans(text, start, end)
     assert fast == _balanced_spans_by_special(text, start, end)
 
 
@@ -261,22 +262,22 @@ def test_find_fences_equals_the_scan(text: str) -> None:
 @given(hs.lists(hs.sampled_from(_MARKER_PIECES), max_size=30).map("".join))
 @settings(max_examples=300, deadline=None)
 def test_marker_screens_skip_only_patterns_that_cannot_match(text: str) -> None:
-    folded, projected = fold(text), extract.project(text)
+    folded, projected = fold(text), project(text)
     for tier in _TIERS:
-        for plan in extract._tier_markers((tier,))[0]:
-            found = extract.marker_matches((plan.pattern,), text, folded, timeout=1.0)
-            if not extract.may_match(plan.screen, folded):
+        for plan in _speed._tier_markers((tier,))[0]:
+            found = _speed.marker_matches((plan.pattern,), text, folded, timeout=1.0)
+            if not may_match(plan.screen, folded):
                 assert found == [], plan.pattern
             screen = plan.text_screen or ((),)
-            if not any(all(extract._occurs(key, text, projected) for key, _, _ in branch) for branch in screen):
+            if not any(all(_speed._occurs(key, text, projected) for key, _, _ in branch) for branch in screen):
                 assert found == [], plan.pattern
 
 
 def test_answer_marker_refuses_a_non_positive_timeout_even_with_no_marker_in_sight() -> None:
-    params = extract.AnswerMarkerParams(tiers=(("final answer",),))
+    params = AnswerMarkerParams(tiers=(("final answer",),))
     for timeout in (0.0, -1.0):
         try:
-            extract.extract_answer_marker("nothing here", params, timeout=timeout)
+            extract_markers.extract_answer_marker("nothing here", params, timeout=timeout)
         except ValueError as exc:
             assert "timeout must be positive" in str(exc)
         else:
@@ -287,7 +288,7 @@ def test_answer_marker_refuses_a_non_positive_timeout_even_with_no_marker_in_sig
 @settings(max_examples=1000)
 def test_balanced_spans_by_token_equal_the_scan_on_json_like_text(text: str, cut_start: int, cut_end: int) -> None:
     start, end = min(cut_start, len(text)), max(min(cut_start, len(text)), len(text) - cut_end)
-    fast = extract._balanced_spans(text, start, end)
+    fast = extract_json._balanced_spans(text, start, end)
     assert fast == _balanced_spans_by_special(text, start, end)
 
 
@@ -304,8 +305,8 @@ _JSON_VALUES = hs.recursive(
 def test_quoted_literal_screen_never_skips_a_change(value: object, ascii_only: bool, escape_letters: bool) -> None:
     import json
 
-    from normalize._json import load_json
     from normalize.rules import structure
+    from normalize.values._json import load_json
 
     text = json.dumps(value, ensure_ascii=ascii_only)
     if escape_letters:  # spell letters as \u escapes, as a model might
@@ -323,8 +324,8 @@ def test_quoted_literal_screen_never_skips_a_change(value: object, ascii_only: b
 @given(hs.text(alphabet=hs.characters(codec=None) | hs.sampled_from(["\ud800", "\udfff", "é", "你", "😀"])), hs.integers(1, 200))
 @settings(max_examples=500)
 def test_byte_limits_skip_only_texts_within_them(text: str, limit: int) -> None:
-    from normalize._json import JsonLimits, LimitExceeded, load_json
-    from normalize.engine import Chain, run_chain
+    from normalize.core.engine import Chain, run_chain
+    from normalize.values._json import JsonLimits, LimitExceeded, load_json
 
     size = len(text.encode("utf-8", "surrogatepass"))
     assert size <= 4 * len(text)

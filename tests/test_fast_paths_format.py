@@ -21,13 +21,22 @@ from hypothesis import strategies as hs
 
 from normalize import load_pack
 from normalize import status as st
-from normalize._frozen import check_plain_frozen, frozen_instance
-from normalize._regex import char_table, compile_pattern
-from normalize.engine import Chain, ChainOutcome, Result, RuleSpec, TraceStep, make_spec, run_chain
+from normalize.core._frozen import check_plain_frozen, frozen_instance
+from normalize.core.engine import (
+    Chain,
+    ChainOutcome,
+    Result,
+    RuleSpec,
+    TraceStep,
+    make_spec,
+    run_chain,
+)
+from normalize.core.registry import REGISTRY, AnnotatedText, NoParams, ParseContext, RuleDef
 from normalize.errors import RejectText
-from normalize.registry import REGISTRY, AnnotatedText, NoParams, ParseContext, RuleDef
+from normalize.limits._regex import char_table, compile_pattern
 from normalize.rules import extract
 from normalize.rules import format as fmt
+from normalize.rules._extract_params import BoxedParams, SeparatorParams
 from tests._oracles import format as oracle
 
 _MARKDOWN = ["*", "**", "***", "_", "__", "___", "`", "``", "```", "~~~", "~", "#", "## ", "> ", ">", "\\*", "\\"]
@@ -169,7 +178,7 @@ _BOX_HEAVY = _small(["\\fbox{", "\\boxed{", "\\boxed ", "}", "{", "1", "x", " ",
 @settings(max_examples=500, deadline=None)
 def test_extraction_equals_the_oracle_on_box_heavy_text(text: str) -> None:
     assert extract.extract_boxed(text) == oracle.extract_boxed(text)
-    assert extract.extract_boxed(text, extract.BoxedParams(conflict="keep")) == oracle.extract_boxed(text, "keep")
+    assert extract.extract_boxed(text, BoxedParams(conflict="keep")) == oracle.extract_boxed(text, "keep")
     assert _outcome(extract.remove_think_blocks, text) == _outcome(oracle.remove_think_blocks, text)
     assert extract.split_on_separator(text) == oracle.split_on_separator(text)
 
@@ -195,11 +204,11 @@ def test_the_shipped_format_chain_equals_the_oracle_chain(text: str) -> None:
 def test_think_boxed_and_separators_equal_the_oracle(text: str) -> None:
     assert _outcome(extract.remove_think_blocks, text) == _outcome(oracle.remove_think_blocks, text)
     assert extract.extract_boxed(text) == oracle.extract_boxed(text)
-    keep = extract.BoxedParams(conflict="keep")
+    keep = BoxedParams(conflict="keep")
     assert extract.extract_boxed(text, keep) == oracle.extract_boxed(text, "keep")
     assert extract.split_on_separator(text) == oracle.split_on_separator(text)
     for separators in (("最终",), ("#", "##"), ("ab", "b", "x1"), ("：", "输出：")):
-        params = extract.SeparatorParams(separators=separators)
+        params = SeparatorParams(separators=separators)
         assert extract.split_on_separator(text, params) == oracle.split_on_separator(text, separators)
 
 
@@ -350,7 +359,7 @@ def test_a_rule_that_runs_past_the_budget_without_checking_it_gets_error_naming_
 
 
 def test_the_parser_runs_under_its_own_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    from normalize._budget import check_budget
+    from normalize.limits._budget import check_budget
 
     definition = REGISTRY.parsers["text"]
 
@@ -369,7 +378,7 @@ def test_the_parser_runs_under_its_own_budget(monkeypatch: pytest.MonkeyPatch) -
 def test_the_chain_and_the_parser_each_get_the_whole_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     # one budget per row, started over for the parser: 0.15 s of CPU in a rule and 0.15 s in the
     # parser both fit a budget of 0.25 s, which the two together would exceed
-    from normalize._budget import check_budget
+    from normalize.limits._budget import check_budget
 
     def burning(text: str, params: Any, timeout: float) -> str:
         _burn(0.15)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from normalize.errors import UsageError
-from normalize.harness_logs import map_fields, parse_field_map, read_harness_log
-from normalize.jsonl import InputRow
+from normalize.io.harness_logs import map_fields, parse_field_map, read_harness_log
+from normalize.io.jsonl import InputRow
 from scoring.cli import main
 
 # --------------------------------------------------------------------------- inspect_ai (its own writer)
@@ -217,7 +217,7 @@ def test_run_in_which_every_row_is_invalid_exits_1(tmp_path: Path, capsys: pytes
 
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
 def test_inspect_logs_read_without_inspect_give_the_same_rows(tmp_path: Path, suffix: str) -> None:
-    from normalize import harness_logs
+    from normalize.io import harness_logs
 
     path = _inspect_log(tmp_path / f"log{suffix}")
     task, samples = harness_logs._inspect_plain(path)

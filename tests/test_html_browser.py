@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from normalize.pack import load_pack
-from scoring._cli import score_file
+from normalize.core.pack import load_pack
 from scoring._comparison import compare_runs
 from scoring._items import item_of
 from scoring._rule_effects import rule_effects
+from scoring._scorefile import score_file
 from scoring._svg import esc
 from scoring.cli import main
 from scoring.metrics import MathVerifier

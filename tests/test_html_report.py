@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from normalize.engine import Chain
-from normalize.pack import Pack, TaskType, load_pack
-from scoring._cli import score_file
+from normalize.core.engine import Chain
+from normalize.core.pack import Pack, TaskType, load_pack
 from scoring._comparison import compare_runs
 from scoring._html_extra import KNOWN_KEYS
 from scoring._items import item_of
 from scoring._rule_effects import rule_effects
+from scoring._scorefile import score_file
 from scoring._svg import esc
 from scoring.cli import main
 from scoring.html_report import ReportRun, _segments, audit_records, render_html

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from normalize.lm_eval_log import lm_eval_task_of, read_lm_eval_samples
+from normalize.io.lm_eval_log import lm_eval_task_of, read_lm_eval_samples
 from scoring.cli import main
 from scoring.integrations._shared import cached_pack
 from scoring.integrations.lm_eval import (

@@ -17,12 +17,13 @@ import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
-from normalize import _json
-from normalize._json import JsonLimits, canonical_json, load_json
+from normalize.core.registry import ParseContext
 from normalize.errors import RejectText
 from normalize.parsers._json import parse_json_value
-from normalize.registry import ParseContext
-from normalize.rules import _fences, extract, structure
+from normalize.rules import _fences, extract_json, structure
+from normalize.rules._extract_params import JsonBlockParams
+from normalize.values import _json
+from normalize.values._json import JsonLimits, canonical_json, load_json
 from tests._oracles import json_block as oracle
 
 _BLOCK_PIECES = (
@@ -74,8 +75,8 @@ def _outcome(fn: Any, *args: Any) -> Any:
 @example("[" * 3000 + "]" * 3000)
 def test_extract_json_block_equals_the_oracle(text: str) -> None:
     for alternatives in ("first", "contradictory"):
-        params = extract.JsonBlockParams(alternatives=alternatives)
-        assert _outcome(extract.extract_json_block, text, params) == _outcome(
+        params = JsonBlockParams(alternatives=alternatives)
+        assert _outcome(extract_json.extract_json_block, text, params) == _outcome(
             oracle.extract_json_block, text, alternatives
         ), alternatives
 
@@ -123,17 +124,17 @@ _PROSE_OR_BLOCKS = hs.one_of(
 def test_one_value_screen_is_sound(text: str) -> None:
     """Where the screen passes, the scan's spans are the hull's and flat ones inside it, all one
     text, and the stated-value pass finds nothing; the rule's output is the oracle's."""
-    hull = extract._hull(text, 0, len(text))
-    if extract._one_value(text, hull):
+    hull = extract_json._hull(text, 0, len(text))
+    if extract_json._one_value(text, hull):
         spans = oracle.balanced_spans(text, 0, len(text))
         assert spans[0] == hull
         inner = {text[a:b] for a, b in spans[1:]}
         assert all(hull[0] < a < b < hull[1] for a, b in spans[1:]) and len(inner) <= 1
         assert oracle._stated_json_span(text) is None
-        assert extract._starts_like_json(text, hull) == bool(regex.compile(extract._JSON_START).match(text, hull[0] + 1, hull[1]))
+        assert extract_json._starts_like_json(text, hull) == bool(regex.compile(extract_json._JSON_START).match(text, hull[0] + 1, hull[1]))
     for alternatives in ("first", "contradictory"):
-        params = extract.JsonBlockParams(alternatives=alternatives)
-        assert _outcome(extract.extract_json_block, text, params) == _outcome(
+        params = JsonBlockParams(alternatives=alternatives)
+        assert _outcome(extract_json.extract_json_block, text, params) == _outcome(
             oracle.extract_json_block, text, alternatives
         ), alternatives
 
@@ -144,11 +145,11 @@ def test_region_spans_equal_the_scan_of_the_region(text: str, cut_start: int, cu
     """Whatever the region, and whichever region was scanned first (the hull memo)."""
     start = min(cut_start, len(text))
     end = max(start, len(text) - cut_end)
-    scan = extract._Scan(text)
-    assert extract._region_spans(scan, 0, len(text)) == oracle.balanced_spans(text, 0, len(text))
-    assert extract._region_spans(scan, start, end) == oracle.balanced_spans(text, start, end)
-    fresh = extract._Scan(text)
-    assert extract._region_spans(fresh, start, end) == oracle.balanced_spans(text, start, end)
+    scan = extract_json._Scan(text)
+    assert extract_json._region_spans(scan, 0, len(text)) == oracle.balanced_spans(text, 0, len(text))
+    assert extract_json._region_spans(scan, start, end) == oracle.balanced_spans(text, start, end)
+    fresh = extract_json._Scan(text)
+    assert extract_json._region_spans(fresh, start, end) == oracle.balanced_spans(text, start, end)
 
 
 @given(hs.one_of(_VALUES.map(json.dumps), _BLOCK_TEXTS), hs.booleans())
@@ -160,11 +161,11 @@ def test_json_chars_screen_passes_every_span_that_parses(text: str, python: bool
     text = _python_literals(text) if python else text
     for start, end in oracle.balanced_spans(text, 0, len(text)):
         try:
-            _, stop = extract._DECODER.raw_decode(text, start)
+            _, stop = extract_json._DECODER.raw_decode(text, start)
         except (ValueError, RecursionError):
             continue
         if stop == end:
-            through = extract._JSON_CHARS.match(text, start, end)
+            through = extract_json._JSON_CHARS.match(text, start, end)
             assert through is not None and through.end() == end, text[start:end]
 
 
@@ -316,3 +317,52 @@ def _outcome_of(fn: Any, *args: Any) -> Any:
 def test_isspace_is_what_strip_removes() -> None:
     """``not text or text.isspace()`` stands for ``not text.strip()``: every code point."""
     assert all(chr(c).isspace() == (chr(c).strip() == "") for c in range(0x110000))
+
+
+_HEAD_PIECES = ("{", "}", "[", "]", " ", "\t", "\n", "\r", "\x0b", "\u3000", '"', "'", "a", "1", ":", ",", "\\frac", "{12}", '"k": 1', "}{")
+
+
+@given(hs.lists(hs.sampled_from(_HEAD_PIECES), max_size=25).map("".join))
+@settings(max_examples=1500, deadline=None)
+@example("\\frac{12}{5}")
+@example("{ \n\t\r}")
+@example('{\n  "a": 1}')
+@example("{\x0b}")
+@example("{ ")
+def test_refused_at_key_is_where_the_decoder_fails(text: str) -> None:
+    """At every brace: where the short cut says the decoder fails at once, both of the standard
+    library's scanners (C and Python) raise JSONDecodeError at that very position; where it says
+    nothing, the decoder is run as before (what it does then is not the short cut's)."""
+    py_decoder = json.JSONDecoder(strict=False)
+    py_decoder.scan_once = json.scanner.py_make_scanner(py_decoder)  # type: ignore[attr-defined]
+    for at, char in enumerate(text):
+        refused = extract_json._refused_at_key(text, at)
+        if char != "{":
+            assert refused == -1
+            continue
+        for decoder in (extract_json._DECODER, py_decoder):
+            try:
+                decoder.raw_decode(text, at)
+            except json.JSONDecodeError as error:
+                if refused >= 0:
+                    assert error.pos == refused, (text, at)
+                    assert error.msg == "Expecting property name enclosed in double quotes"
+            else:
+                assert refused < 0, (text, at)
+
+
+@given(hs.one_of(_bench_like(), _one_value_texts()))
+@settings(max_examples=1500, deadline=None)
+@example('Let $\\frac{1}{2}$ be.\n```json\n{"a": [1, {"b": 2}], "c": "}"}\n```\n')
+@example('{x\n```json\n{"a": 1}\n```\n')
+@example('"\n```json\n{"a": 1}\n```\n"')
+@example("'\n```json\n{'a': [1]}\n```\n'")
+def test_a_fence_read_off_the_whole_texts_scan_equals_its_own_scan(text: str) -> None:
+    """The stated pass scans the whole text first; a fence whose hull that scan made a span is
+    read off it (``_spans_within``), not scanned again: the spans its own scan gives."""
+    for _, _, content_start, content_end, _, _ in _fences.iter_fences(text):
+        scan = extract_json._Scan(text)
+        extract_json._region_spans(scan, 0, len(text))
+        assert extract_json._region_spans(scan, content_start, content_end) == oracle.balanced_spans(
+            text, content_start, content_end
+        )

@@ -12,8 +12,8 @@ import pytest
 
 from normalize import Pack, load_pack
 from normalize import status as st
-from normalize._io import InputRow
-from normalize.rows import normalize_row
+from normalize.io._io import InputRow
+from normalize.io.rows import normalize_row
 
 
 @cache

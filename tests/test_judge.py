@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from normalize import load_pack
+from normalize.core.registry import ParseContext
 from normalize.parsers._judge import JudgeParams, parse_judge
-from normalize.registry import ParseContext
 from scoring.metrics import score_detail, scoring_config
 
 CTX = ParseContext()

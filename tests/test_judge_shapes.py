@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from normalize import load_pack
+from normalize.core.registry import ParseContext
 from normalize.parsers._judge import JudgeParams, parse_judge
-from normalize.registry import ParseContext
 
 CTX = ParseContext()
 PACK = load_pack()
@@ -278,7 +278,7 @@ def _judge_rows() -> list[dict[str, object]]:
 
 
 def test_every_judge_row_is_counted_once_in_the_summary() -> None:
-    from normalize.row import Row
+    from normalize.io.row import Row
     from scoring._items import item_of
     from scoring.metrics import Scored, score_result
     from scoring.report import build_report, render_table

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from scoring.cli import main
-from scoring.lm._cli import batch_size_arg, choice_row, render_choice_report
+from scoring.cli._lm import batch_size_arg, choice_row, render_choice_report
 from tests.lm_fixtures import not_causal_lm_dir, tiny_lm_dir
 
 __all__ = ["not_causal_lm_dir", "tiny_lm_dir"]  # session fixtures used by name below
@@ -226,7 +226,7 @@ def test_batch_size_and_report_rendering_reject_bad_values() -> None:
 def test_chunked_scoring_groups_contexts_and_keeps_request_order(tiny_lm_dir: Path) -> None:
     # issue 13: with a progress bar the scorer gets chunks; they are ordered longest context
     # first with each context's requests together, and the results come back in request order
-    from scoring.lm._cli import CachedScorer
+    from scoring.lm._backends import CachedScorer
 
     requests = [("A man", " sits"), ("The quick brown fox jumps", " over"), ("A man", " runs"),
                 ("The cat", " sat"), ("The quick brown fox jumps", " high"), ("The cat", " ran")]

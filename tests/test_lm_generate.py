@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from normalize._io import parse_lines
+from normalize.io._io import parse_lines
 from scoring.cache import Cache
 from scoring.lm._model import ModelLoadError
 from scoring.lm.generate import (

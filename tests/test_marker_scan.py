@@ -13,18 +13,20 @@ import regex
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as hs
 
-from normalize import _literals, load_pack
-from normalize._literals import (
+from normalize import load_pack
+from normalize.errors import RejectText
+from normalize.limits import _literals
+from normalize.limits._literals import (
     anchored_text_locator,
     fold,
     locator_source,
+    may_match,
     project,
     projected_locator_source,
     text_locator_source,
 )
-from normalize.errors import RejectText
-from normalize.rules import extract
-from normalize.rules.extract import AnswerMarkerParams
+from normalize.rules import _speed, extract_markers
+from normalize.rules._extract_params import AnswerMarkerParams
 from tests._oracles import markers as oracle
 
 # --------------------------------------------------------------------------- generated patterns
@@ -33,7 +35,7 @@ _ATOMS = (
     "answer", "Final", "ANS", "k", "s", "i", "is", "be", "x", "答案", "最终", "选", "**", "#", ":", "：", " ",
     "\\*", "\\#", "\\.", "\\:", "é", "Ⓐ", "\\Ⓐ", "ſ", "K", "\\s", "\\d", "\\w", "\\b", "\\t",
     "[:：]", "[ \\t]", "[,，]", "[a-z]", "[^x]", "[\\s:]", "[*]", "[K]", "[.]", "(?:is|be)", "(?:x|y)",
-    "(?:故|所以)", "(?:correct|right)", "^", "$", ".", "(a)", "\\1",
+    "(?:故|所以)", "(?:correct|right)", "(?:best|ſ|\\*\\*)", "(?:答案|选|k)", "^", "$", ".", "(a)", "\\1",
 )
 _QUANTIFIERS = ("", "", "", "?", "*", "+", "{1,3}", "{2}", "{0,2}", "{2,}", "*?", "+?", "{,2}")
 _PATTERNS = hs.lists(hs.tuples(hs.sampled_from(_ATOMS), hs.sampled_from(_QUANTIFIERS)), min_size=1, max_size=5).map(
@@ -50,7 +52,7 @@ _TEXTS = hs.lists(hs.sampled_from(_TEXT_PIECES), max_size=25).map("".join)
 
 def _compiles(pattern: str) -> bool:
     try:
-        extract._guarded(pattern)
+        _speed.guarded(pattern)
     except ValueError:
         return False
     return True
@@ -62,18 +64,27 @@ def test_locators_and_screens_hold_at_every_match_start(pattern: str, text: str)
     """Wherever the guarded pattern matches, each locator matches at that very place and each
     screen says the pattern may match: the fast paths can only skip what cannot match."""
     assume(_compiles(pattern))
-    plan = extract._plan(pattern)
+    plan = _speed._plan(pattern)
     folded, projected = fold(text), project(text)
     starts = [i for i in range(len(text) + 1) if plan.compiled.match(text, i, timeout=1.0) is not None]
     if not starts:
         return
-    assert extract.may_match(plan.screen, folded)
+    assert may_match(plan.screen, folded)
     screen = plan.text_screen or ((),)
-    assert any(all(extract._occurs(key, text, projected) for key, _, _ in branch) for branch in screen)
+    assert any(all(_speed._occurs(key, text, projected) for key, _, _ in branch) for branch in screen)
     source, projected_source, text_source = (
         locator_source(pattern), projected_locator_source(pattern), text_locator_source(pattern),
     )
+    alternatives = _literals.alternatives_text_locator(pattern)
     for at in starts:
+        if isinstance(alternatives, bytes):
+            assert re.compile(alternatives).match(projected, at), (alternatives, at)
+        if isinstance(alternatives, str):
+            assert re.compile(alternatives).match(text, at), (alternatives, at)
+        if plan.shift == 0 and plan.projected_locator is not None:
+            assert plan.projected_locator.match(projected, at), (plan.projected_locator, at)
+        if plan.raw_locator is not None:
+            assert plan.raw_locator.match(text, at), (plan.raw_locator, at)
         if source is not None:
             assert re.compile(source).match(folded, at), (source, at)
         if projected_source is not None:
@@ -90,12 +101,12 @@ def test_marker_matches_equal_the_alternation_on_generated_patterns(first: str, 
     assume(_compiles(first) and _compiles(second) and _compiles(f"(?:{first})|(?:{second})"))
     folded, projected = fold(text), project(text)
     for patterns in ((first,), (second,), (first, second)):
-        fast = [m.span() for m in extract.marker_matches(patterns, text, folded, timeout=1.0)]
+        fast = [m.span() for m in _speed.marker_matches(patterns, text, folded, timeout=1.0)]
         assert fast == [m.span() for m in oracle.marker_matches(patterns, text)], patterns
     for pattern in (first, second):
-        plan = extract._plan(pattern)
+        plan = _speed._plan(pattern)
         if not plan.tangled:
-            fast = [m.span() for m in extract._text_matches(plan, text, projected, 1.0)]
+            fast = [m.span() for m in _speed._text_matches(plan, text, projected, 1.0)]
             assert fast == [m.span() for m in oracle.marker_matches((pattern,), text)], pattern
 
 
@@ -161,12 +172,12 @@ def test_projected_whitespace_covers_every_whitespace_character() -> None:
 def test_decoration_screen_covers_every_character_the_pattern_takes() -> None:
     """_skip_decoration calls the regex only at a str.isspace() character or a colon: every
     character [\\s:：] matches must be one of those, or a decoration would be left in front."""
-    decoration = regex.compile(extract._DECORATION)
+    decoration = regex.compile(extract_markers._DECORATION)
     for code in range(0x110000):
         char = chr(code)
         if decoration.match(char).end():  # type: ignore[union-attr]
             assert char.isspace() or char in ":：", hex(code)
-            assert extract._skip_decoration(f"x{char}y", 1) == 2
+            assert extract_markers._skip_decoration(f"x{char}y", 1) == 2
 
 
 # --------------------------------------------------------------------------- the whole rule
@@ -223,7 +234,7 @@ def test_answer_marker_equals_the_oracle_with_shipped_tiers(text: str, which: in
         params.model_copy(update={"conflict": "last", "unescape": not params.unescape}),
     ]
     for p in variants:
-        fast = _outcome(lambda t, q: extract.extract_answer_marker(t, q, timeout=1.0), text, p)
+        fast = _outcome(lambda t, q: extract_markers.extract_answer_marker(t, q, timeout=1.0), text, p)
         assert fast == _outcome(oracle.extract_answer_marker, text, p), p
 
 
@@ -231,7 +242,7 @@ def test_answer_marker_equals_the_oracle_with_shipped_tiers(text: str, which: in
 @settings(max_examples=800, deadline=None)
 def test_answer_marker_equals_the_oracle_with_odd_tiers(text: str, tiers: tuple[tuple[str, ...], ...], conflict: str) -> None:
     params = AnswerMarkerParams(tiers=tiers, conflict=conflict, include_marker=conflict == "keep", unescape=True)
-    fast = _outcome(lambda t, q: extract.extract_answer_marker(t, q, timeout=1.0), text, params)
+    fast = _outcome(lambda t, q: extract_markers.extract_answer_marker(t, q, timeout=1.0), text, params)
     assert fast == _outcome(oracle.extract_answer_marker, text, params)
 
 
@@ -240,7 +251,7 @@ def test_answer_marker_equals_the_oracle_with_odd_tiers(text: str, tiers: tuple[
 def test_answer_marker_equals_the_oracle_with_generated_tiers(first: str, second: str, text: str) -> None:
     assume(_compiles(first) and _compiles(second))
     params = AnswerMarkerParams(tiers=((first,), (second, "answer\\s*[:：]")), conflict="keep", include_marker=True)
-    fast = _outcome(lambda t, q: extract.extract_answer_marker(t, q, timeout=1.0), text, params)
+    fast = _outcome(lambda t, q: extract_markers.extract_answer_marker(t, q, timeout=1.0), text, params)
     assert fast == _outcome(oracle.extract_answer_marker, text, params)
 
 
@@ -264,8 +275,8 @@ _JUSTIFY_PIECES = (
 @settings(max_examples=1500, deadline=None)
 def test_justification_screen_never_skips_a_justification(text: str, first: int, second: int) -> None:
     begin, end = sorted((first % (len(text) + 1), len(text) - second % (len(text) + 1)))
-    for pattern in (extract._JUSTIFICATION, extract._JUSTIFICATION_AFTER_STOP):
-        fast = extract._justification_start(text, begin, end, timeout=1.0, pattern=pattern)
+    for pattern in (extract_markers._JUSTIFICATION, extract_markers._JUSTIFICATION_AFTER_STOP):
+        fast = extract_markers._justification_start(text, begin, end, timeout=1.0, pattern=pattern)
         assert fast == oracle._justification_start(text, begin, end, pattern=pattern)
 
 
@@ -273,4 +284,15 @@ def test_justification_screen_never_skips_a_justification(text: str, first: int,
 @settings(max_examples=1000, deadline=None)
 def test_answer_span_equals_the_oracle(text: str) -> None:
     for match in oracle.marker_matches(("answer\\s*(?:is|[:：])", "答案是"), text):
-        assert extract._answer_span(text, match) == oracle._answer_span(text, match)
+        assert extract_markers._answer_span(text, match) == oracle._answer_span(text, match)
+
+
+def test_shipped_markers_that_open_with_alternatives_are_located() -> None:
+    """The shipped markers that open with a group of literal alternatives (``(?:correct|right|
+    best)\\s+option``, ``(?:故|所以|因此|因而|应)选``) are looked for only where one of those
+    alternatives' locators hits, not by a scan of the regex engine at every place."""
+    plans = [_speed._plan(p) for params in _SHIPPED for tier in params.tiers for p in tier]
+    opening = [plan for plan in plans if plan.pattern.startswith("(?:")]
+    assert opening
+    for plan in opening:
+        assert plan.projected_locator is not None or plan.raw_locator is not None, plan.pattern

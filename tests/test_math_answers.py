@@ -11,8 +11,8 @@ from hypothesis import strategies as hs
 
 from normalize import load_pack
 from normalize import status as st
-from normalize._deadline import TimeUp, call_within
-from normalize._mathvalue import NotMath, Tolerance, equivalent, read_value
+from normalize.limits._deadline import TimeUp, call_within
+from normalize.values._mathvalue import NotMath, Tolerance, equivalent, read_value
 from scoring.metrics import ScoringConfig, compare, math_match, score_detail
 
 PACK = load_pack()
@@ -219,8 +219,8 @@ def test_strict_and_flexible_parse_rates_in_the_report() -> None:
     rows = []
     for i, output in enumerate(["#### 4", r"$\boxed{4}$", "She has 4 left.", "Then 2 × 2 = 4. Then we add the"]):
         rows.append({"id": str(i), "task": "gsm8k", "output": output, "target": "4"})
-    from normalize._io import InputRow
-    from normalize.rows import normalize_rows_typed
+    from normalize.io._io import InputRow
+    from normalize.io.rows import normalize_rows_typed
     from scoring._items import item_of
     from scoring.metrics import Scored, score_result
 

@@ -1,8 +1,8 @@
 """The math chain's speed short-cuts give exactly what the general paths give (byte-identical).
 
-* the ``math`` parser's plain-number reader (:func:`normalize._mathvalue._read_plain`) against
-  the general reader (:func:`normalize._mathvalue._read_general`) on generated number-like texts;
-* its spelling-only twin :func:`normalize._mathvalue.plain_canonical` against the general reader, and
+* the ``math`` parser's plain-number reader (:func:`normalize.values._mathvalue._read_plain`) against
+  the general reader (:func:`normalize.values._mathvalue._read_general`) on generated number-like texts;
+* its spelling-only twin :func:`normalize.values._mathvalue.plain_canonical` against the general reader, and
   ``parse_math`` with its plain-number short cut against ``parse_math`` without it (every
   note the chain leaves, boxes, hedges, calculator annotations, invisible characters);
 * ``extract_math_answer`` against a copy of its previous algorithm (tests/_oracles/math.py) on
@@ -18,14 +18,14 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
-from normalize import _mathvalue as mv
 from normalize import load_pack
-from normalize._literals import fold, project, text_locator_source
+from normalize.core.registry import ParseContext
 from normalize.errors import RejectText
+from normalize.limits._literals import fold, project, text_locator_source
 from normalize.parsers import _math
-from normalize.registry import ParseContext
 from normalize.rules import extract_math
-from normalize.rules.extract import _alternation
+from normalize.rules._speed import _alternation
+from normalize.values import _mathvalue as mv
 from tests._oracles import math as oracle
 
 # pieces of plain numbers and of what is close to them but is not one (decimal commas,
@@ -92,7 +92,7 @@ def test_plain_canonical_is_the_general_readers_spelling(s: str) -> None:
 def test_chinese_numeral_characters_are_never_ascii() -> None:
     """``convert_chinese`` returns an ASCII text untouched without its scan: sound only while
     no numeral character is ASCII."""
-    from normalize._numbers import CN_NUMERAL_CHARS, convert_chinese
+    from normalize.values._numbers import CN_NUMERAL_CHARS, convert_chinese
 
     assert CN_NUMERAL_CHARS and not any(c.isascii() for c in CN_NUMERAL_CHARS)
     assert convert_chinese("答案是五") == "答案是5" and convert_chinese("x = 5") == "x = 5"

@@ -12,8 +12,8 @@ import pytest
 
 from normalize import load_pack
 from normalize import status as st
-from normalize._mathvalue import unit_names, units_of
-from normalize.row import Row
+from normalize.io.row import Row
+from normalize.values._mathvalue import unit_names, units_of
 from scoring.metrics import math_match, score_result
 
 PACK = load_pack()

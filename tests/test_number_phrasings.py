@@ -19,10 +19,10 @@ from hypothesis import strategies as hs
 
 from normalize import load_pack
 from normalize import status as st
-from normalize._mathvalue import NotMath, read_value
-from normalize._numbers import format_number
-from normalize._quantity import read_chinese_mixed, read_number_words, read_numeral
-from normalize.row import Row
+from normalize.io.row import Row
+from normalize.values._mathvalue import NotMath, read_value
+from normalize.values._numbers import format_number
+from normalize.values._quantity import read_chinese_mixed, read_number_words, read_numeral
 from scoring.metrics import math_match, score_result
 from scoring.metrics.numeric import numeric_match
 
@@ -213,8 +213,8 @@ def test_a_range_gold_matches_only_the_same_range() -> None:
 
 
 def test_the_number_parser_reads_by_the_same_rule() -> None:
+    from normalize.core.registry import ParseContext
     from normalize.parsers._number import NumberParams, parse_number
-    from normalize.registry import ParseContext
 
     ctx, params = ParseContext(), NumberParams()
     for text, answer in [("The probability is .5", "0.5"), ("4 thousand", "4000"), ("2 3/4", "11/4"),

@@ -1,4 +1,4 @@
-"""Exact numbers: to_fraction, format_number, Chinese numerals (normalize._numbers)."""
+"""Exact numbers: to_fraction, format_number, Chinese numerals (normalize.values._numbers)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from normalize._numbers import (
+from normalize.values._numbers import (
     MAX_EXPONENT,
     check_locale,
     chinese_integer,

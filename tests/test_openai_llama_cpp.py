@@ -31,7 +31,7 @@ import pytest
 pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed")
 pytest.importorskip("gguf")
 
-from normalize.jsonl import InputRow
+from normalize.io.jsonl import InputRow
 from scoring.cli import main
 from scoring.lm.generate import LocalGenerator, Request, SamplingParams, generate_rows
 from scoring.lm.openai_backend import (

@@ -11,10 +11,10 @@ import pytest
 
 from normalize import Pack, load_pack
 from normalize import status as st
-from normalize._io import InputRow
-from normalize.row import Row
-from normalize.row import read_options_value as read_options
-from normalize.rows import normalize_row
+from normalize.io._io import InputRow
+from normalize.io.row import Row
+from normalize.io.row import read_options_value as read_options
+from normalize.io.rows import normalize_row
 from scoring._items import option_count
 from scoring.metrics import score_detail
 

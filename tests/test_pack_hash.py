@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from normalize import load_pack
-from normalize.registry import REGISTRY
+from normalize.core.registry import REGISTRY
 
 BASE = """\
 name: t
@@ -148,7 +148,7 @@ PINS = json.loads((Path(__file__).resolve().parent.parent / "rules" / "samples" 
 def test_shipped_pack_content_hash_is_pinned() -> None:
     import hashlib
 
-    from normalize.pack import canonical_json
+    from normalize.core.pack import canonical_json
 
     resolved = load_pack().resolved()
     resolved.pop("unicode")
@@ -200,9 +200,9 @@ def _probe_rows() -> list[dict[str, object]]:
 
 def _results(pack: object) -> list[tuple[object, ...]]:
     """Every row's status, answer and verdict under ``pack`` (what a reader of the output sees)."""
-    from normalize._io import InputRow
-    from normalize.pack import Pack
-    from normalize.rows import normalize_row
+    from normalize.core.pack import Pack
+    from normalize.io._io import InputRow
+    from normalize.io.rows import normalize_row
     from scoring.metrics import score_detail
 
     assert isinstance(pack, Pack)
@@ -243,12 +243,12 @@ def _mutation(name: str, field: object) -> object:
     raise AssertionError(f"settings field {name} ({field.annotation}): add how to change it to this test")
 
 
-@pytest.mark.parametrize("name", sorted(__import__("normalize.pack", fromlist=["Settings"]).Settings.model_fields))
+@pytest.mark.parametrize("name", sorted(__import__("normalize.core.pack", fromlist=["Settings"]).Settings.model_fields))
 def test_every_setting_moves_the_hash(tmp_path: Path, name: str) -> None:
     """Each field of the settings model (read from the model, so a new setting is covered):
     changed, it changes the hash; where it changes the probe results the hash must move too
     (issue 24: ``row_budget: 1e-6`` had the shipped pack's hash with every row ``error``)."""
-    from normalize.pack import Settings
+    from normalize.core.pack import Settings
 
     value = _mutation(name, Settings.model_fields[name])
     base = _write(tmp_path, "base.yaml", _SCHEMA_PACK)
@@ -272,7 +272,7 @@ def test_a_row_budget_that_errors_every_row_has_its_own_hash(tmp_path: Path) -> 
 
 def _pack_mutations() -> dict[str, object]:
     """Each field of :class:`Pack` → a function giving a pack that differs in that field."""
-    from normalize.pack import Settings
+    from normalize.core.pack import Settings
 
     def task_types(p: object) -> object:  # math read by extractive QA's parser
         types = p.task_types  # type: ignore[attr-defined]
@@ -299,7 +299,7 @@ def _pack_mutations() -> dict[str, object]:
 def test_a_pack_field_that_changes_results_changes_the_hash(tmp_path: Path) -> None:
     """Every field of the resolved pack (read from the dataclass, so a new one is covered): a
     change that moves the probe results moves the hash; one that cannot is named here."""
-    from normalize.pack import Pack
+    from normalize.core.pack import Pack
 
     base = _write(tmp_path, "base.yaml", _SCHEMA_PACK)
     assert isinstance(base, Pack)

@@ -41,7 +41,7 @@ def test_installed_wheel_loads_the_shipped_pack_outside_the_source_tree(tmp_path
         check=True,
     )
     probe = (
-        "import normalize, sys; from normalize import load_pack; from normalize.pack import default_pack_path;"
+        "import normalize, sys; from normalize import load_pack; from normalize.core.pack import default_pack_path;"
         "p = load_pack(); print(default_pack_path()); print(p.hash);"
         "assert str(default_pack_path()).startswith(sys.argv[1]), default_pack_path()"
     )

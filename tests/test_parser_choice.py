@@ -10,8 +10,8 @@ from hypothesis import strategies as hs
 from pydantic import ValidationError
 
 from normalize import status as st
+from normalize.core.registry import REGISTRY, ParseContext, Parsed
 from normalize.parsers._choice import ChoiceParams, parse_choice
-from normalize.registry import REGISTRY, ParseContext, Parsed
 
 FOUR = ParseContext(options=4)
 FILMS = ParseContext(options=("Guilty", "Guilty of Romance", "Cold Fish", "Love Exposure"))
@@ -23,7 +23,7 @@ def parse(text: str, ctx: ParseContext = FOUR, **params: Any) -> Parsed:
 
 def test_registered_with_its_params() -> None:
     definition = REGISTRY.parser("choice")
-    assert definition.version == 2
+    assert definition.version == 3
     assert definition.params_model is ChoiceParams
 
 
@@ -267,7 +267,7 @@ def test_domain_bounds(count: int) -> None:
 def test_pack_run_turns_a_bad_domain_into_invalid(tmp_path: pytest.TempPathFactory) -> None:
     from pathlib import Path
 
-    from normalize.pack import load_pack
+    from normalize.core.pack import load_pack
 
     pack_file = Path(str(tmp_path)) / "pack.yaml"
     pack_file.write_text(

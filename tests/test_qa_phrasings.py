@@ -9,7 +9,8 @@ import pytest
 
 from normalize import Pack, load_pack
 from normalize import status as st
-from normalize.rules.extract import AnswerMarkerParams, extract_answer_marker
+from normalize.rules._extract_params import AnswerMarkerParams
+from normalize.rules.extract_markers import extract_answer_marker
 
 TIERS = (("final answer:",), ("answer:", "the answer is", "答案是", "答案："))
 

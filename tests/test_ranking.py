@@ -124,8 +124,8 @@ def test_ranking_examples_report(tmp_path: Path) -> None:
 @given(hs.text(alphabet=hs.sampled_from(list("[]>,\" 123abd.\n")), max_size=80),
        hs.one_of(hs.none(), hs.integers(2, 5)))
 def test_the_ranking_parser_never_invents_or_repeats_an_id(text: str, options: int | None) -> None:
+    from normalize.core.registry import NoParams, ParseContext
     from normalize.parsers._ranking import parse_ranking
-    from normalize.registry import NoParams, ParseContext
 
     result = parse_ranking(text, NoParams(), ParseContext(options=options))
     if result.answer is None:

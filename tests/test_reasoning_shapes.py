@@ -10,9 +10,9 @@ import pytest
 
 from normalize import load_pack
 from normalize import status as st
-from normalize._io import InputRow
-from normalize.row import Row
-from normalize.rows import normalize_row
+from normalize.io._io import InputRow
+from normalize.io.row import Row
+from normalize.io.rows import normalize_row
 from scoring.integrations.rewards import NormalizeReward, compute_score
 
 

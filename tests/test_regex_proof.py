@@ -11,8 +11,10 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from normalize._regex import user_compiled, user_pattern
-from normalize._regex_proof import proven_linear
+from normalize.core.engine import Chain, RuleSpec, run_chain
+from normalize.core.registry import REGISTRY
+from normalize.limits._regex import user_compiled, user_pattern
+from normalize.limits._regex_proof import proven_linear
 from normalize.rules._extract_params import ExtractRegexParams
 from normalize.rules.extract import extract_regex
 
@@ -165,3 +167,101 @@ def test_user_pattern_linear_flag() -> None:
     assert not slow.linear
     with pytest.raises(TimeoutError):
         slow.search("a" * 60 + "b")
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    _patterns(),
+    st.text(alphabet="ab: !1\n", max_size=40),
+    st.sampled_from(["last", "first"]),
+    st.booleans(),
+    st.sampled_from([(), ("IGNORECASE",), ("MULTILINE", "DOTALL")]),
+)
+def test_the_bound_rule_gives_what_the_rule_gives(
+    pattern: str, text: str, which: str, strip: bool, flags: tuple[str, ...]
+) -> None:
+    """The engine calls extract_regex bound to its params (the registry's ``bind`` hook): the
+    same text as the rule itself on every input, under every choice of its params."""
+    try:
+        params = ExtractRegexParams(pattern=pattern, which=which, strip=strip, flags=flags)
+    except ValueError:
+        return
+    bound = REGISTRY.rules["extract_regex"].bind(params)  # type: ignore[misc]
+    assert bound(text, params, timeout=5.0) == extract_regex(text, params, timeout=5.0)
+
+
+def test_the_bound_rule_keeps_the_timeout_and_the_engine_records_it() -> None:
+    slow = ExtractRegexParams(pattern=r"(a|aa)+$")
+    bound = REGISTRY.rules["extract_regex"].bind(slow)  # type: ignore[misc]
+    with pytest.raises(TimeoutError):
+        bound("a" * 60 + "b", slow, timeout=0.05)
+    proven = ExtractRegexParams(pattern=r"ANSWER:\s*(\S+)")
+    assert REGISTRY.rules["extract_regex"].bind(proven)("x ANSWER: 42 ANSWER: 43", proven, timeout=1e-9) == "43"  # type: ignore[misc]
+    chain = Chain((RuleSpec("extract_regex", 1, slow),))
+    outcome = run_chain(chain, "a" * 60 + "b", timeout=0.05)
+    assert (outcome.status, outcome.reason) == ("error", "extract_regex: regular expression timed out after 0.05s")
+    found = run_chain(Chain((RuleSpec("extract_regex", 1, proven),)), "x ANSWER: 42 ANSWER: 43")
+    assert (found.text, [(s.index, s.rule, s.after) for s in found.trace]) == ("43", [(0, "extract_regex", "43")])
+
+
+def _plain_extract(text: str, params: ExtractRegexParams) -> str:
+    """extract_regex as first written: every match of one ``finditer`` scan, the last (or first)
+    whose group took part; the reading the bound rule's search-first short cut must equal."""
+    compiled = regex.compile(params.pattern, params._flag_bits())
+    group = params.group if params.group is not None else (1 if compiled.groups else 0)
+    found = None
+    for match in compiled.finditer(text):
+        if match.group(group) is not None:
+            found = match.group(group)
+            if params.which == "first":
+                break
+    if found is None:
+        return text
+    return found.strip() if params.strip else found
+
+
+#: Proven patterns where the short cut's cases meet: empty matches (the scan resumes apart after
+#: one), groups that take no part, look-behinds and ``\b`` before the resume point, ``^``/``$``.
+EDGE_PROVEN = [
+    r"x*", r"(a)?", r"\b", r"^", r"(?m)^", r"$", r"(?:(a)|b)", r"(?:b|(a))", r"(?<=a)b",
+    r"\b(\w)", r"(?m)^(\S)", r"(a)?b?", r"(?<=:) ?(\d)", r"(?P<v>[ab])(?=!)", r"a|", r"(?:(a)|)",
+    r"(?i)answer:\s*(\S+)", r"\d{1,3}(?:,\d{3})?",
+]
+
+
+@pytest.mark.parametrize("pattern", EDGE_PROVEN)
+def test_the_bound_short_cut_equals_the_plain_scan_on_edge_patterns(pattern: str) -> None:
+    assert proven_linear(pattern), pattern
+    texts = ["", "a", "b", "ab", "ba", "aab", "a:b", "x:1 a:2", "xx a b!", "\n\na\nb\n", "A: 1, answer: 12,345 b!",
+             "answer: x answer: y", "bab!aa:  3", "a" * 5 + "b" * 3 + "!"]
+    for which in ("last", "first"):
+        for strip in (True, False):
+            params = ExtractRegexParams(pattern=pattern, which=which, strip=strip)
+            bound = REGISTRY.rules["extract_regex"].bind(params)  # type: ignore[misc]
+            for text in texts:
+                assert bound(text, params, timeout=5.0) == _plain_extract(text, params), (pattern, which, text)
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(
+    _patterns(),
+    st.lists(st.text(alphabet="ab: !1\n", max_size=30), min_size=1, max_size=4),
+    st.sampled_from(["last", "first"]),
+    st.booleans(),
+    st.sampled_from([(), ("IGNORECASE",), ("MULTILINE",)]),
+)
+def test_the_bound_short_cut_equals_the_plain_scan(
+    pattern: str, texts: list[str], which: str, strip: bool, flags: tuple[str, ...]
+) -> None:
+    """A proven pattern is searched once, and scanned on from its first match only when there is
+    one (``_bind_extract_regex``): the same text as one plain ``finditer`` scan, on generated
+    proven patterns (a share of them match empty strings) and texts full of their matches."""
+    try:
+        params = ExtractRegexParams(pattern=pattern, which=which, strip=strip, flags=flags)
+    except ValueError:
+        return
+    if not user_compiled(pattern, params._flag_bits() if flags else 0)[1]:
+        return  # unproven: the timed path, one finditer call as before
+    bound = REGISTRY.rules["extract_regex"].bind(params)  # type: ignore[misc]
+    for text in texts:
+        assert bound(text, params, timeout=5.0) == _plain_extract(text, params)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import normalize.rows
-from normalize.pack import load_pack
+import normalize.io.rows
+from normalize.core.pack import load_pack
 from scoring.cli import main
 
 
@@ -44,7 +44,7 @@ class _Terminal(io.StringIO):
 def test_long_reports_show_a_progress_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     path = _rows(tmp_path)
-    monkeypatch.setattr(normalize.rows, "PROGRESS_MIN_ROWS", 10)  # "long": 30 rows here
+    monkeypatch.setattr(normalize.io.rows, "PROGRESS_MIN_ROWS", 10)  # "long": 30 rows here
     assert main(["report", str(path), "-o", str(tmp_path / "a.html"), "--bootstrap", "10"]) == 0
     assert "normalize:" not in capsys.readouterr().err  # not a terminal: no bar
     terminal = _Terminal()

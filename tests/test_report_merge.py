@@ -6,9 +6,9 @@ import json
 import pickle
 from pathlib import Path
 
-from normalize.pack import load_pack
-from scoring._cli import score_file
+from normalize.core.pack import load_pack
 from scoring._items import Item, item_of
+from scoring._scorefile import score_file
 from scoring.metrics import MathVerifier
 from scoring.report import ReportBuilder
 from tests.test_arrow_io import rows

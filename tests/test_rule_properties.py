@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 
 from normalize.check import build_spec, distinct_specs, pack_resources
 from normalize.check.samples import SampleSet, default_samples_dir, load_samples
-from normalize.engine import RuleSpec
+from normalize.core.engine import RuleSpec
+from normalize.core.pack import Pack, load_pack
+from normalize.core.registry import REGISTRY
 from normalize.errors import RejectText
-from normalize.pack import Pack, load_pack
-from normalize.registry import REGISTRY
 from normalize.status import Status
 
 RULE_NAMES = sorted(REGISTRY.rules)
@@ -96,6 +96,8 @@ REJECTING_PARAMS: dict[tuple[str, str, str], Status] = {
 DECIDING_EXTRACT_RULES: dict[str, frozenset[Status]] = {
     "extract_math_answer": frozenset({"no_answer", "contradictory"}),
     "extract_json_block": frozenset({"invalid"}),  # JSON nested deeper than any parse_json reads
+    # an output that ends inside an unclosed <think> block: truncated reasoning, no answer
+    "remove_think_blocks": frozenset({"no_answer"}),
 }
 
 
@@ -139,9 +141,14 @@ def test_only_rejecting_params_let_an_extract_rule_reject() -> None:
     assert not _rejection_statuses(specs_for("normalize_whitespace")[0])
 
 
+#: Rules that write JSON text: a control character becomes a six-character escape (``\u0000``).
+_WRITE_JSON = frozenset({"parse_json", "canonicalize_json", "repair_json"})
+
+
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_rule_survives_arbitrary_text_deterministically_and_bounded(name: str) -> None:
     specs = specs_for(name)
+    growth = 6 if name in _WRITE_JSON else 2
 
     @FAST
     @given(text=ARBITRARY)
@@ -151,7 +158,7 @@ def test_rule_survives_arbitrary_text_deterministically_and_bounded(name: str) -
             assert _apply(spec, text) == first, "not deterministic"
             if first is not None:
                 assert isinstance(first, str)
-                assert len(first) <= 2 * len(text) + 4096, f"grew from {len(text)} to {len(first)}"
+                assert len(first) <= growth * len(text) + 4096, f"grew from {len(text)} to {len(first)}"
 
     check()
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from normalize.engine import Chain, make_spec, run_chain
-from normalize.registry import ALL_TYPES, REGISTRY, TEXT_ANSWER_TYPES, Params
+from normalize.core.engine import Chain, make_spec, run_chain
+from normalize.core.registry import ALL_TYPES, REGISTRY, TEXT_ANSWER_TYPES, Params
 from normalize.rules.format import (
     LATEX_N_T_COMMANDS,
     FoldCaseParams,
@@ -28,35 +28,19 @@ from normalize.rules.format import (
     to_halfwidth,
     unescape_newlines,
     unify_quotes,
+    write_powers,
 )
 
-FORMAT_RULES = (
-    "unescape_newlines",
-    "strip_markdown",
-    "unify_quotes",
-    "to_halfwidth",
-    "normalize_nfkc",
-    "normalize_whitespace",
-    "strip_trailing_whitespace",
-    "strip_trailing_period",
-    "fold_case",
-)
+#: Every format rule, from the registry: a new one is picked up by every test below.
+FORMAT_RULES = tuple(d.name for d in REGISTRY.iter_rules() if d.stage == "format")
 
-#: Every rule with every interesting parameter setting.
+#: Every rule with its default params, then the other interesting parameter settings.
 CASES: tuple[tuple[str, Params | None], ...] = (
-    ("unescape_newlines", None),
-    ("strip_markdown", None),
+    *((name, None) for name in FORMAT_RULES),
     ("strip_markdown", StripMarkdownParams(blockquotes=True)),
-    ("unify_quotes", None),
-    ("to_halfwidth", None),
-    ("normalize_nfkc", None),
-    ("normalize_whitespace", None),
     ("normalize_whitespace", NormalizeWhitespaceParams(newlines="collapse")),
-    ("strip_trailing_whitespace", None),
     ("strip_trailing_whitespace", StripTrailingWhitespaceParams(per_line=False)),
-    ("strip_trailing_period", None),
     ("strip_trailing_period", StripTrailingPeriodParams(chars="!?！？")),
-    ("fold_case", None),
     ("fold_case", FoldCaseParams(mode="lower")),
 )
 
@@ -476,8 +460,19 @@ _prose = st.text(st.characters(codec="utf-8").filter(_fence_safe), max_size=40)
 _code = st.text(st.characters(codec="utf-8", exclude_characters="`~"), max_size=40)
 
 
+#: Format rules known to edit inside fences, against the module's promise: fix the rule, and this
+#: strict xfail fails until its entry goes.
+_EDITS_CODE: dict[str, str] = {}
+
+
 @pytest.mark.parametrize(
-    "case", [c for c in CASES if c[0] != "strip_trailing_whitespace"], ids=_case_id
+    "case",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(reason=_EDITS_CODE[c[0]], strict=True)) if c[0] in _EDITS_CODE else c
+        for c in CASES
+        if c[0] != "strip_trailing_whitespace"  # whitespace only: the one change code chains allow
+    ],
+    ids=_case_id,
 )
 @settings(max_examples=100, deadline=None)
 @given(before=_prose, code=_code, after=_prose)
@@ -521,3 +516,8 @@ def test_space_separators_are_every_zs_character() -> None:
 
     everything = "".join(c for c in map(chr, range(0x110000)) if unicodedata.category(c) == "Zs")
     assert _SPACE_SEPARATORS == everything
+
+
+def test_write_powers_keeps_fenced_code() -> None:
+    text = "```python\nx = 2² + ¼\n```\nso 10⁶ and ½"
+    assert write_powers(text) == "```python\nx = 2² + ¼\n```\nso 10^{6} and 1/2"

@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from normalize import status
-from normalize.engine import Chain, make_spec, run_chain
+from normalize.core.engine import Chain, make_spec, run_chain
+from normalize.core.pack import load_pack
+from normalize.core.registry import REGISTRY, ParseContext
 from normalize.errors import PackError, RejectText
-from normalize.pack import load_pack
 from normalize.parsers._json import parse_json_value
-from normalize.registry import REGISTRY, ParseContext
 from normalize.rules.structure import (
     AlignSchemaParams,
     CoerceLiteralsParams,

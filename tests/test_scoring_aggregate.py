@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from normalize.pack import Pack, load_pack
-from normalize.row import Row
+from normalize.core.pack import Pack, load_pack
+from normalize.io.row import Row
 from scoring.aggregate import aggregate_rows, answer_key, group_samples, vote
 from scoring.metrics import NO_ANSWER, SCORED, Scored, read_scored, score_detail
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from normalize.pack import load_pack
-from scoring._cli import mark_differences
+from normalize.core.pack import load_pack
 from scoring._items import Item
 from scoring.cli import main
+from scoring.cli._score import mark_differences
 from scoring.report import build_report, render
 
 PACK = """\
@@ -253,8 +253,8 @@ def test_the_signature_beside_a_score_lists_only_the_chains_scored(
 
 def test_typed_scoring_equals_scoring_the_output_dicts(tmp_path: Path) -> None:
     """score_file scores (Row, Result) pairs; the dict edge (score_detail) must agree row by row."""
-    from normalize.jsonl import read_jsonl
-    from normalize.rows import normalize_rows_typed
+    from normalize.io.jsonl import read_jsonl
+    from normalize.io.rows import normalize_rows_typed
     from scoring.metrics import MathVerifier, score_detail, score_result
 
     extra = tmp_path / "bad.jsonl"

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from normalize.core.pack import Pack, load_pack
 from normalize.errors import PackError
-from normalize.pack import Pack, load_pack
 from scoring.metrics import (
     BAD_TARGET,
     NO_ANSWER,

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from normalize import status
+from normalize.core.pack import load_pack
 from normalize.errors import PackError
-from normalize.pack import load_pack
 from scoring.cli import main
 
 # --------------------------------------------------------------------------- observers
@@ -162,7 +162,7 @@ def test_references_inside_the_schema_still_work() -> None:
 
 
 def test_every_validator_goes_through_the_local_registry() -> None:
-    """No jsonschema validator is built anywhere but in normalize._jsonschema (which passes
+    """No jsonschema validator is built anywhere but in normalize.limits._jsonschema (which passes
     the registry that refuses retrieval)."""
     root = Path(__file__).resolve().parent.parent
     construct = re.compile(r"Draft\d+Validator\b|validator_for\b|RefResolver\b|\.check_schema\(|"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from normalize.pack import load_pack
+from normalize.core.pack import load_pack
 from scoring.cli import main
 from scoring.metrics import ScoringConfig, compare
 from scoring.metrics.squad import (

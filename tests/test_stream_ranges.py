@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from normalize import stream
-from normalize._io import iter_lines
+from normalize.io import stream
+from normalize.io._io import iter_lines
 
 _PIECES = st.sampled_from([b"a", b"{}", b"\n", b"\n", b"\r", b" ", b"\t", b"\xff", "é".encode()])
 

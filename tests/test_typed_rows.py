@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 
 from normalize import Result, load_pack
-from normalize._io import InputRow
-from normalize.row import Row
-from normalize.rows import normalize_typed
-from scoring import _cli, _comparison, _items, _rule_effects, aggregate
+from normalize.io._io import InputRow
+from normalize.io.row import Row
+from normalize.io.rows import normalize_typed
+from scoring import _comparison, _items, _rule_effects, _scorefile, aggregate
 from scoring.aggregate import SampleAggregator
+from scoring.cli import _common as _cli_common
+from scoring.cli import _score as _cli_score
 from scoring.cli import main
 from scoring.integrations._shared import judge
 from scoring.integrations.lm_eval import _score_payload, normalized_json, read_normalized
@@ -33,9 +35,9 @@ EXAMPLES = ROOT / "examples"
 
 #: The functions that read or write JSON objects: the edges, where a dict is the point.
 EDGES = {
-    "scoring._cli.add_score_fields",  # writes the score fields into the output row
-    "scoring._cli.check_scoring",
-    "scoring._cli.paired_tests",
+    "scoring._scorefile.add_score_fields",  # writes the score fields into the output row
+    "scoring.cli._common.check_scoring",
+    "scoring.cli._score.paired_tests",
 }
 
 
@@ -57,7 +59,7 @@ def _is_json_object(hint: Any) -> bool:
     return any(_is_json_object(arg) for arg in typing.get_args(hint))
 
 
-@pytest.mark.parametrize("module", [aggregate, _items, _comparison, _rule_effects, _cli], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [aggregate, _items, _comparison, _rule_effects, _scorefile, _cli_score, _cli_common], ids=lambda m: m.__name__)
 def test_no_row_travels_as_a_dict_between_the_edges(module: types.ModuleType) -> None:
     """Aggregation, report items, comparisons and the score/compare/audit commands take typed rows:
     a parameter annotated as a JSON object (``Mapping[str, Any]``) outside the listed edges fails

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from normalize import load_pack
-from normalize._yaml import load_yaml
+from normalize.core._yaml import load_yaml
 from normalize.errors import PackError
 
 

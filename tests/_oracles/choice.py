@@ -5,6 +5,8 @@ issue 13), kept as a differential-testing reference: tests/test_fast_paths.py co
 :func:`normalize.parsers._choice.parse_choice` with :func:`parse_choice` here on generated
 adversarial texts.  The literal pre-checks of the shipped parser are left out (every pattern
 scans the whole text), so this is the plain algorithm.  Do not "fix" it to follow the package.
+Output fixes made since (a wrong answer with status ``ok`` turned into a refusal) are mirrored here, each marked "fixed since 1c117cc", and take
+their patterns from the package so both read the same.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import regex
 from pydantic import Field
 
 from normalize import status as st
-from normalize._phrases import RETRACTION as _RETRACTION
-from normalize._regex import char_finder, char_table, compile_pattern
-from normalize.registry import Params, ParseContext, Parsed
+from normalize.core.registry import Params, ParseContext, Parsed
+from normalize.limits._regex import char_finder, char_table, compile_pattern
+from normalize.parsers._choice import _JUDGED_WRONG, _lists_next_option, bare_after_retraction
+from normalize.values._phrases import RETRACTION as _RETRACTION
 
 MIN_OPTIONS: Final = 2
 MAX_OPTIONS: Final = 26
@@ -50,7 +53,7 @@ _QUOTES: Final = str.maketrans(
     }
 )
 _DROP_QUOTES: Final = str.maketrans("", "", "\"'")
-#: ``str.translate(_QUOTES)``, done faster (:class:`normalize._regex.CharTable`).
+#: ``str.translate(_QUOTES)``, done faster (:class:`normalize.limits._regex.CharTable`).
 _QUOTE_TABLE: Final = char_table(_QUOTES)
 #: A superset of Unicode category Cf as :mod:`unicodedata` has it (the ``regex`` module's
 #: tables may be newer and hold a few more): no match means no format character to drop.
@@ -126,11 +129,25 @@ _HEDGES: Final = (
 _ALSO_BEFORE: Final = (
     r"(?i:\b(?:(?:could|might|may|would)\s+(?:also|equally)\s+be|or\s+(?:maybe|perhaps|possibly)|(?:also|equally)\s+(?:plausible|possible|likely|valid|correct)\s+(?:is|are)?)\s*(?:either\s+)?)",
     r"也(?:可能|可以|有可能)(?:是|选|为)\s*",
+    # fixed since redteam4: an alternative hedged in brackets or after a comma: "B (maybe D)", "B, perhaps D", and
+    # "B oder vielleicht D", "B, ou peut-être D", "B o quizás D", "B ou talvez D"
+    r"(?i:(?:[(\[,;（][ \t]*(?:maybe|perhaps|possibly)|\boder[ \t]+(?:vielleicht|eventuell|möglicherweise)"
+    r"|\bou[ \t]+(?:peut-être|peut-etre|éventuellement|talvez|quiçá)|\bo[ \t]+(?:quizás?|tal[ \t]+vez|posiblemente|forse|magari)"
+    r"|\balternatively[ \t]*,?[ \t]*(?:(?:(?:it|the\s+answer)\s+(?:could|might|may)\s+be|it(?:'s|\s+is)|the\s+answer\s+is)(?!\w)"
+    # (a bare letter after it only where it ends its clause: not "Alternatively, A is ruled out")
+    r"|(?=[(\[]?[A-Z][)\]]?[ \t]*(?:$|[.,;!?\n。，；！？]))))[ \t]*,?[ \t]*)",
+    r"[,，;；(（][ \t]*(?:也许|或许)(?:是|为|选)?\s*",
+    # the other branch of a conditional answer: "B if x > 0, otherwise C", "否则是C"
+    # (not "otherwise it would be C": a reason for the answer, what would follow were it not so)
+    r"(?i:\b(?:otherwise|else)\b[ \t]*,?[ \t]*(?:(?:it(?:'s|\s+is)|the\s+answer\s+is)\s+)?)",
+    r"否则(?:的话)?\s*[,，]?\s*(?:答案)?(?:就|应该?)?(?:是|为|选)?\s*",
 )
+# fixed since 1c117cc: "C could be right too", "A也对）" offer a second answer
 _ALSO_AFTER: Final = (
     r"(?<![A-Za-z0-9])(?:(?i:option|choice)\s+|选项\s*)?(?P<open>[(\[【]?)(?P<letter>[A-Z])(?P<close>[)\]】]?)"
-    r"(?:(?i:\s+(?:is|seems|looks|would\s+be)\s+(?:also|equally)\s+(?:plausible|possible|correct|right|valid|likely|reasonable|acceptable|defensible|true))\b"
-    r"|\s*(?:选项|项)?\s*也(?:是)?(?:正确(?!率|与否)|对(?:的)?(?=$|[\s,.;!?，。；！？、])|可以(?=$|[\s,.;!?，。；！？、])|有可能正确|可能正确))"
+    r"(?:(?i:\s+is\s+also\s+an?\s+(?:strong|good|possible|valid|plausible|likely|reasonable|serious|viable)\s+(?:candidate|option|answer|choice|contender)"
+    r"|\s+(?:is|seems|looks|would\s+be)\s+(?:also|equally)\s+(?:plausible|possible|correct|right|valid|likely|reasonable|acceptable|defensible|true)|\s+(?:is|(?:could|might|may)\s+(?:also\s+)?be)\s+(?:plausible|possible|correct|right|valid|true)\s+(?:too|as\s+well))\b"
+    r"|\s*(?:选项|项)?\s*也(?:是)?(?:正确(?!率|与否)|对(?:的)?(?=$|[\s,.;!?，。；！？、)）】\]])|可以(?=$|[\s,.;!?，。；！？、)）】\]])|有可能正确|可能正确))"
 )
 
 # After a negated letter, the letter stated instead: "not B; it is C", "不是B，而是C".
@@ -156,7 +173,9 @@ _NEGATION: Final = (
     r"[ \t]*[,;(，；（]?[ \t]*(?:(?i:(?:but|and)\s+)?(?i:not|non|nicht|rather\s+than|instead\s+of)\b|而不是|而非|不是|并非)"
 )
 _CONJUNCTION: Final = (
-    r"[ \t]*(?:(?i:and/or|or|and|as\s+well\s+as|plus)\b|&|\+|和|或者?|与|及|以及|跟)"
+    r"[ \t]*(?:(?i:and/or|or|and|as\s+well\s+as|plus)\b|&|\+|和|或者?|与|及|以及|跟"
+    # an alternative after a comma or in brackets: "B, or D", "B (or D)", "B，或者D", "B（或D）"
+    r"|[,，(（][ \t]*(?:(?i:or|oder|ou|o|oppure)\b|或者?))"
 )
 _COMMA: Final = r"[ \t]*[,/、，]"
 
@@ -183,6 +202,12 @@ _START: Final = (
 _LONE: Final = r"\A[\s\"'(\[【{<:]*(?P<l>[A-Za-z])[\s\"')\]】}>.。,，!！:]*\Z"
 
 _STATEMENT_END: Final = r"[ \t]*(?:$|\n|[.,;:!?。，；：！？)\]】(（]|(?i:because|since|as)\b|因为|由于)"
+#: After a marker's letter, a verb that describes the option: "Answer: Option A says x, option B
+#: says y; B is right", "答案：选项A说的是x" — the marker opens an analysis, not the answer.
+_DESCRIBED: Final = (
+    r"[ \t]*(?:(?i:(?:says|states|claims|suggests|describes|refers\s+to|argues|assumes|asserts|proposes|mentions)\b)"
+    r"|说的是|说|表示|认为|指的是|描述|提到)"
+)
 _NEGATED_START: Final = r"[ \t]*(?:(?i:not|n't)\b|不是|并非)"
 _CLAUSE_END: Final = r"[,，;；.!?。！？:：](?=\s|$)|[。！？；，]|\n"
 _NEGATED_BEFORE: Final = r"(?:\bnot|\brather\s+than|\binstead\s+of|而不是|而非|不是|并非)\s*$"
@@ -266,6 +291,12 @@ def parse_choice(text: str, params: ChoiceParams, ctx: ParseContext) -> Parsed:
                 also += _also_after(prepared, timeout)
                 taken = {c.at for c in chosen}
                 chosen += [a for a in also if a.at > chosen[0].at and a.at not in taken]
+                if index == 2 and any(_offered_as_alternative(prepared, c.at) for c in chosen):  # fixed since redteam4 (wrong-ok)
+                    return Parsed(
+                        None,
+                        st.CONTRADICTORY,
+                        "a hedged alternative ('or maybe D') offered to an answer stated before it",
+                    )
             return _decide(sorted(chosen, key=lambda c: c.at), count, params.conflict)
     return Parsed(
         None,
@@ -397,7 +428,7 @@ def _after_retraction(
         later = [s for s in tier(index) if s.at > mark]
         if later:
             return later
-    return statements
+    return statements + [_Statement(s.at, s.letters) for s in bare_after_retraction(text, mark)]  # fixed since 1c117cc
 
 
 def _also_after(text: str, timeout: float) -> list[_Statement]:
@@ -457,6 +488,8 @@ def _whole_statements(text: str, count: int, options: tuple[str, ...], timeout: 
     start = compile_pattern(_START).match(text)
     if start is not None:
         group = "b" if start["b"] else "l"
+        if _lists_next_option(text, start[group], start.end()):  # fixed since 1c117cc (wrong-ok)
+            return []
         at = start.start(group)
         letters: frozenset[int] | None = frozenset({LETTERS.index(start[group])})
         if options:
@@ -468,6 +501,54 @@ def _whole_statements(text: str, count: int, options: tuple[str, ...], timeout: 
     if run is not None and (letters_run := _letter_run(run["run"], count)):
         return [_Statement(run.start("run"), letters_run)]
     return []
+
+
+#: Before a hedge's letter: "… or maybe", "…, or perhaps it's", "… (maybe": the hedge offers an
+#: alternative to something the output put before it ("B... or maybe D", "Berlin, or maybe
+#: Madrid", "A (maybe B)").
+_OR_HEDGE: Final = (
+    r"(?i:(?:[^\s.!?。！？]|\.\.\.|…)[ \t]*(?:[,;]?[ \t]*\bor[ \t]+|[(\[,;][ \t]*)(?:maybe|perhaps|possibly)[ \t]*,?[ \t]*"
+    r"(?:(?:it(?:'s|\s+is)|the\s+answer\s+is)\s+)?(?:(?:option|choice)\s+)?[(\[【\"']?[ \t]*)\Z"
+)
+
+
+def _offered_as_alternative(text: str, at: int) -> bool:
+    """Whether the hedged letter at ``at`` follows ``or maybe`` after something else on its line.
+
+    >>> _offered_as_alternative("B... or maybe D", 14), _offered_as_alternative("Or maybe D.", 9)
+    (True, False)
+    """
+    return compile_pattern(_OR_HEDGE).search(text[max(0, at - 80) : at]) is not None
+
+
+def _restates_list(text: str, index: int, end: int, *, lower: bool = False) -> bool:
+    r"""Whether the option letter that ends at ``end`` labels the first of an option list: it is
+    a label (``A)``, ``(A)``, ``A.``, ``A:``) and, before any sentence ends, the next option is
+    labelled the same way on the same line or at the start of the next one.
+
+    >>> _restates_list("Answer: A) True B) False", 0, 10), _restates_list("Answer:\nA) 12\nB) 42", 0, 10)
+    (True, True)
+    >>> _restates_list("Answer: (A). (B) is wrong.", 0, 11), _restates_list("Answer: A) True", 0, 10)
+    (False, False)
+    """
+    if index + 1 >= len(LETTERS):
+        return False
+    own = compile_pattern(r"(?<=[)\]】])|[ \t]*[.:)\]](?=[ \t])").match(text, end)
+    if own is None:
+        return False
+    label = regex.escape(LETTERS[index + 1].lower() if lower else LETTERS[index + 1])
+    nxt = compile_pattern(
+        rf"(?P<between>[^\n.;!?。；！？]*?)(?:[ \t]|\n[ \t]*)(?:[(\[【][ \t]*{label}[ \t]*[)\]】]|{label}[.:)\]])"
+        rf"(?=[ \t])(?![ \t]+{_REASONING_WORD})"
+    ).match(text, own.end())
+    return nxt is not None and compile_pattern(_REASONING_WORD).search(nxt["between"]) is None
+
+
+#: A word that makes the text between two labels reasoning about them, not an option list:
+#: "(A) because (B) fails", "A. B. is wrong".
+_REASONING_WORD: Final = (
+    r"(?i:\b(?:because|since|as|but|and|or|while|whereas|than|not|is|are|was|were|fails?|so|then|if|unlike|over|vs)\b)"
+)
 
 
 def _decide(statements: list[_Statement], count: int, conflict: str) -> Parsed:
@@ -513,12 +594,21 @@ def _statement_at(
             if read is None:  # the "letter" is the first word of an option's text
                 return _text_statement(text, at, options, timeout, anchored=True)
             letters = read
-        return _Statement(at, frozenset(letters | _continuation(text, end, count, timeout)[0]))
+        more, end = _continuation(text, end, count, timeout)
+        if compile_pattern(_JUDGED_WRONG).match(text, end):  # fixed since 1c117cc (wrong-ok)
+            return None
+        if compile_pattern(_DESCRIBED).match(text, end):
+            return None  # "Answer: Option A says x, option B says y": the option described, not chosen
+        if not more and len(letters) == 1 and _restates_list(text, min(letters), end, lower=text[at].islower()):
+            return None  # fixed since redteam4 (wrong-ok): "Answer: A) True B) False"
+        return _Statement(at, frozenset(letters | more))
     if options:
         stated = _text_statement(text, pos, options, timeout)
         hit = _anchored_option(text, pos, options, timeout) if stated is not None else None
+        if hit is not None and compile_pattern(_JUDGED_WRONG).match(text, hit[2]):
+            return None  # "Answer: Paris is incorrect, it's Berlin": judged, not stated
         if stated is not None and hit is not None:  # "Paris (B)": the text and its letter must agree
-            label = compile_pattern(r"[ \t]*[(\[][ \t]*(?P<letter>[A-Z])[ \t]*[)\]]").match(text, hit[2])
+            label = compile_pattern(r"[ \t]*[(\[][ \t]*(?:(?i:option|choice)[ \t]+)?(?P<letter>[A-Z])[ \t]*[)\]]").match(text, hit[2])
             if label is not None:
                 return _Statement(stated.at, stated.letters | {LETTERS.index(label["letter"])})
         return stated
@@ -621,7 +711,7 @@ def _continuation(text: str, pos: int, count: int, timeout: float) -> tuple[froz
         strict = False
         if joined is None:
             joined = compile_pattern(_COMMA).match(text, pos)
-            strict = True
+            strict = joined is None or "/" not in joined[0]  # "B/D depending on …" names both
         if joined is None:
             break
         token = _read_token(text, joined.end(), count, timeout, strict_follow=strict)

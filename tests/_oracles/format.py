@@ -19,12 +19,12 @@ from typing import Any
 import regex
 
 from normalize import status as st
-from normalize._budget import MAX_ROUNDS, BudgetExceeded, check_budget, row_budget
-from normalize._regex import compile_pattern
-from normalize.engine import ChainOutcome, Result, RuleFailure, TraceStep
+from normalize.core.engine import ChainOutcome, Result, RuleFailure, TraceStep
+from normalize.core.registry import REGISTRY, AnnotatedText, ParseContext
 from normalize.errors import RejectText
-from normalize.registry import REGISTRY, AnnotatedText, ParseContext
-from normalize.row import read_options_value
+from normalize.io.row import read_options_value
+from normalize.limits._budget import MAX_ROUNDS, BudgetExceeded, check_budget, row_budget
+from normalize.limits._regex import compile_pattern
 from normalize.rules import format as shipped
 from normalize.rules._fences import Fence, find_fences, outside_fences
 
@@ -259,9 +259,9 @@ def _join_stripped(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
 
 def extract_boxed(text: str, conflict: str = "last") -> str:
-    from normalize.rules import extract
+    from normalize.rules import _speed, extract
 
-    boxes = extract._outside_code(text, list(regex.compile(r"\\(?:boxed|fbox)(?![A-Za-z])").finditer(text)))
+    boxes = _speed.outside_code(text, list(regex.compile(r"\\(?:boxed|fbox)(?![A-Za-z])").finditer(text)))
     if not boxes:
         return text
     if conflict == "keep":
@@ -278,7 +278,13 @@ def extract_boxed(text: str, conflict: str = "last") -> str:
         if len(contents) > 1:
             return text
     span = extract._box_span(text, boxes[-1], lambda at: extract._closing_brace(text, at))
-    return text[span[0] : span[1]].strip() if span is not None else text
+    if span is None:
+        return text
+    from normalize.values._phrases import RETRACTION
+
+    if regex.search(RETRACTION, text[span[1] :]) is not None:  # the box taken back: no screen here
+        return text
+    return text[span[0] : span[1]].strip()
 
 
 def split_on_separator(text: str, separators: Sequence[str] = ("####", "最终输出:", "最终输出：")) -> str:

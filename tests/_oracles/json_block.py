@@ -18,10 +18,11 @@ from typing import Any
 import regex
 
 from normalize import status as st
-from normalize._json import _JSON_BEGINS
-from normalize._phrases import RETRACTION
 from normalize.errors import RejectText
-from normalize.rules.extract import _ALTERNATIVE, _FINAL_JSON, _INTRO_CHARS, _JSON_START
+from normalize.rules._speed import INTRO_CHARS
+from normalize.rules.extract_json import _ALTERNATIVE, _FINAL_JSON, _JSON_START
+from normalize.values._json import _JSON_BEGINS
+from normalize.values._phrases import RETRACTION
 
 # ----------------------------------------------------------------------------- fences
 
@@ -186,7 +187,7 @@ def _stated_json_span(text: str) -> tuple[int, int] | None:
     final = [
         i
         for i, (span, _) in enumerate(values)
-        if regex.compile(_FINAL_JSON).search(text, max(values[i - 1][0][1] if i else 0, span[0] - _INTRO_CHARS), span[0])
+        if regex.compile(_FINAL_JSON).search(text, max(values[i - 1][0][1] if i else 0, span[0] - INTRO_CHARS), span[0])
     ]
     if final:
         values, retracted = values[final[-1] :], True

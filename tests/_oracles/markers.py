@@ -15,10 +15,11 @@ from collections.abc import Sequence
 import regex
 
 from normalize import status as st
-from normalize._phrases import RETRACTION
 from normalize.errors import RejectText
+from normalize.rules._extract_params import AnswerMarkerParams
 from normalize.rules._fences import Fence, find_fences
-from normalize.rules.extract import (
+from normalize.rules._speed import guarded
+from normalize.rules.extract_markers import (
     _BLANK_LINE,
     _DECORATION,
     _EMPHASIS_BEFORE,
@@ -27,16 +28,16 @@ from normalize.rules.extract import (
     _NEGATED_ANSWER,
     _SHORT_ANSWER_CHARS,
     _SHORT_ANSWER_WORDS,
-    AnswerMarkerParams,
     _answer_key,
-    _guarded,
+    _unless_taken_back,
 )
 from normalize.rules.format import unescape_newlines
+from normalize.values._phrases import RETRACTION
 
 
 def marker_matches(patterns: tuple[str, ...], text: str) -> list[regex.Match[str]]:
     """What ``marker_matches`` is defined as: the guarded alternation's ``finditer``."""
-    return list(_guarded("|".join(f"(?:{p})" for p in patterns)).finditer(text, timeout=5.0))
+    return list(guarded("|".join(f"(?:{p})" for p in patterns)).finditer(text, timeout=5.0))
 
 
 def _skip_decoration(text: str, pos: int) -> int:
@@ -108,7 +109,7 @@ def _refuse_different_answers(text: str, matches: list[regex.Match[str]]) -> Non
         raise RejectText(st.CONTRADICTORY, f"the output marks different answers: {shown}")
 
 
-def _outside_fences(matches: list[regex.Match[str]], fences: Sequence[Fence]) -> list[regex.Match[str]]:
+def matches_outside(matches: list[regex.Match[str]], fences: Sequence[Fence]) -> list[regex.Match[str]]:
     starts = [f.start for f in fences]
     kept = []
     for m in matches:
@@ -129,7 +130,7 @@ def extract_answer_marker(text: str, params: AnswerMarkerParams) -> str:
             matches.extend(marker_matches((pattern,), text))
         if not matches:
             continue
-        matches = _outside_fences(matches, find_fences(text))
+        matches = matches_outside(matches, find_fences(text))
         matches.sort(key=lambda m: (m.end(), m.start()))
         if params.conflict == "contradictory" and len(matches) > 1:
             _refuse_different_answers(text, matches)
@@ -137,8 +138,10 @@ def extract_answer_marker(text: str, params: AnswerMarkerParams) -> str:
             begin, end = _answer_span(text, matches[index])
             if begin == end:
                 continue
+            kept = _unless_taken_back(text, begin, end) if params.conflict == "contradictory" else end
             if params.justification == "cut":
                 end = _justification_start(text, begin, end)
+            end = min(end, kept)
             if params.conflict == "keep" and regex.compile(RETRACTION).search(text, end):
                 end = len(text)
             if params.conflict == "keep" and index > 0:

@@ -17,13 +17,15 @@ from typing import Any, Final
 import regex
 
 from normalize import status as st
-from normalize._numbers import to_fraction
-from normalize._quantity import NUMBER_WORD
-from normalize._regex import compile_pattern
+from normalize.core.registry import DEFAULT_TIMEOUT, AnnotatedText
 from normalize.errors import RejectText
-from normalize.registry import DEFAULT_TIMEOUT, AnnotatedText
-from normalize.rules.extract import _BOX, _answer_span, _box_span, _brace_pairs, _outside_code
-from normalize.rules.extract_math import MathAnswerParams
+from normalize.limits._regex import compile_pattern
+from normalize.rules._speed import outside_code
+from normalize.rules.extract import _BOX, _box_span, _brace_pairs
+from normalize.rules.extract_markers import _answer_span
+from normalize.rules.extract_math import MathAnswerParams, _check_not_taken_back
+from normalize.values._numbers import to_fraction
+from normalize.values._quantity import NUMBER_WORD
 
 FOUND_BY_MARKER: Final = "marker"
 FOUND_BY_BOXED: Final = "boxed"
@@ -49,7 +51,7 @@ class _Statement:
 # decimal point (3.5) or a dot inside $…$ does not end it
 # extract_math_answer v4: a full-width stop ends a sentence wherever it stands; a point after a
 # digit before a capital or a letter of an uncased script
-_SENTENCE_END: Final = r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[\p{Lu}\p{Lo}]))(?=\s|$)|[!?](?=\s|$)|[。！？]|\n"
+_SENTENCE_END: Final = r"(?:(?<![0-9])\.|(?<=[0-9])\.(?=\s*$|\s+[\p{Lu}\p{Lo}]))(?=\s|$)|\?(?=\s|$)|!(?=\s|$)(?<![0-9)}]!(?=\s*[=<>≤≥]))|[。！？]|\n"
 _LIST_JOIN: Final = (
     r"^(?:\s|\$|,|;|&|\\\\|\\quad|\\qquad|\\,|\\;|\\text\s*\{\s*(?:and|or|,)?\s*\}"
     # a short typeset connective that ends in "and" names the next part: \text{ for part (a) and }
@@ -82,6 +84,9 @@ def _cut_sentence(text: str, begin: int, end: int, *, timeout: float) -> int:
             continue  # "Final Answer\n42": the answer is on the next line
         if token == "." and regex.search(r"(?<![A-Za-z])(?:ft|in|yd|oz|lbs?|hrs?|mins?|secs?)\.\s+[0-9]", text[max(begin, m.start() - 6) : m.end() + 3]):
             continue  # "3 ft. 4 in."
+        if token == "." and regex.search(r"(?i)(?<![A-Za-z])(?:approx|appr|ca|Rs|Rp|aprox|env|прибл|ок)\.\s*[-$€£¥₹0-9]",
+                                         text[max(begin, m.start() - 6) : m.end() + 3]):
+            continue  # "approx. 18", "Rs. 12"
         if text[pos : m.start()].strip() or seen_content:
             return m.start()
     return end
@@ -114,7 +119,7 @@ def extract_math_answer(text: str, params: MathAnswerParams, *, timeout: float =
         if marked or (index >= params.final_tiers and weak is not None):
             break
         matches = list(_alternation(tier).finditer(text, timeout=timeout))  # what marker_matches gives
-        matches = _outside_code(text, matches)
+        matches = outside_code(text, matches)
         # the last match with something after it (a later marker inside an earlier statement is
         # the innermost one: "Final Answer: The final answer is 5" → "5"); linear, not per match
         for m in reversed(matches):
@@ -149,13 +154,16 @@ def extract_math_answer(text: str, params: MathAnswerParams, *, timeout: float =
         groups = _box_groups(text, later_boxes, timeout=timeout) if later_boxes else []
         _check_agree([*values, *(_join(g) for g in groups)], timeout=timeout)
         if groups:
+            _check_not_taken_back(text, groups[-1][-1].end, _join(groups[-1]), timeout=timeout)
             return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
+        _check_not_taken_back(text, last.end, values[-1], timeout=timeout)
         if inside:
             return AnnotatedText(chosen.value, found_by=chosen.kind, from_box=True)
         return AnnotatedText(chosen.value, found_by=chosen.kind)
     if boxes:
         groups = _box_groups(text, boxes, timeout=timeout)
         _check_agree([_join(g) for g in groups], timeout=timeout)
+        _check_not_taken_back(text, groups[-1][-1].end, _join(groups[-1]), timeout=timeout)
         return AnnotatedText(_listed(text, groups[-1], timeout=timeout), found_by=FOUND_BY_BOXED)
     if _unclosed_box(text, timeout=timeout):
         raise RejectText(st.NO_ANSWER, "the last \\boxed{} is never closed: the output was cut off")
@@ -200,7 +208,7 @@ def _box_matches(text: str) -> list[regex.Match[str]]:
     """Every ``\\boxed``/``\\fbox`` outside code (a built-in literal pattern: no timeout needed)."""
     if "\\boxed" not in text and "\\fbox" not in text:
         return []
-    return _outside_code(text, list(compile_pattern(_BOX).finditer(text)))
+    return outside_code(text, list(compile_pattern(_BOX).finditer(text)))
 
 
 def _boxes(text: str, *, timeout: float) -> list[_Statement]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from normalize.registry import REGISTRY, NoParams, RuleDef
+from normalize.core.registry import REGISTRY, NoParams, RuleDef
 
 #: A busy loop that ends by itself after ``seconds``: the test kills it sooner, but a crashed
 #: test never leaves it spinning.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from normalize._yaml import MAX_ALIAS_EXPANSION, load_yaml
+from normalize.core._yaml import MAX_ALIAS_EXPANSION, load_yaml
 from normalize.errors import PackError
 from scoring.cache import Cache, CacheError, GenerationKey
 from tests.adversarial._inputs import good_line, write_lines
@@ -76,7 +76,7 @@ def test_billion_laughs_fails_with_file_and_line(tmp_path: Path) -> None:
 
 def _build_steps(levels: int, monkeypatch: pytest.MonkeyPatch) -> int:
     """Nodes built before an alias bomb of ``levels`` levels (2**levels nodes expanded) is refused."""
-    import normalize._yaml as yaml_module
+    import normalize.core._yaml as yaml_module
 
     steps = 0
     spend = yaml_module._Budget.spend

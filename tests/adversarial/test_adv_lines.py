@@ -68,7 +68,7 @@ def test_bad_targets_cost_only_their_row(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_output_is_valid_utf8_whatever_the_row_holds(tmp_path: Path) -> None:
-    from normalize._io import write_jsonl
+    from normalize.io._io import write_jsonl
 
     out = tmp_path / "o.jsonl"
     write_jsonl([{"a": "x\udc80y", "b": float("inf"), "c": [float("nan")], "\ud800": 1}], out)

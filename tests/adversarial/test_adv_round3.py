@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from normalize import status
+from normalize.core.pack import load_pack
 from normalize.errors import RejectText
-from normalize.pack import load_pack
 from normalize.rules._extract_params import JsonBlockParams
-from normalize.rules.extract import MAX_NESTING, extract_json_block
+from normalize.rules.extract_json import MAX_NESTING, extract_json_block
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,7 @@ def test_nesting_up_to_the_limit_still_extracts() -> None:
     depth = MAX_NESTING
     text = "Sure: " + "[" * depth + "1" + "]" * depth + " done"
     assert extract_json_block(text) == "[" * depth + "1" + "]" * depth
-    from normalize._json import JsonLimits
+    from normalize.values._json import JsonLimits
 
     assert JsonLimits.model_fields["max_depth"].metadata[-1].le == MAX_NESTING  # no parse_json limit is deeper
 
@@ -165,7 +165,7 @@ def _lm_eval_lines(path: Path, size: int) -> int:
 
 _READ_PEAK = """
 import argparse, json, sys, tracemalloc
-from normalize.lm_eval_log import source_input
+from normalize.io.lm_eval_log import source_input
 args = argparse.Namespace(input=sys.argv[1], more_inputs=[], source="lm-eval", source_task=None,
                           source_filter=None, resume=False)
 tracemalloc.start()
@@ -225,7 +225,7 @@ def test_encode_row_taking_writes_encode_rows_bytes() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as hs
 
-    from normalize.jsonl import encode_row, encode_row_taking
+    from normalize.io.jsonl import encode_row, encode_row_taking
 
     leaf = hs.one_of(hs.none(), hs.booleans(), hs.integers(), hs.floats(), hs.text(max_size=8),
                      hs.sampled_from(["x\udc80", "\ud800"]))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import normalize.stream as stream
+import normalize.io.stream as stream
 from scoring._items import Item
 from scoring.cli import main
 from scoring.report import ReportBuilder

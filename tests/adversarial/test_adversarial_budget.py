@@ -9,8 +9,8 @@ import pytest
 
 import normalize
 from normalize import status as st
-from normalize._budget import BudgetExceeded, check_budget, row_budget
-from normalize._regex import user_pattern
+from normalize.limits._budget import BudgetExceeded, check_budget, row_budget
+from normalize.limits._regex import user_pattern
 from tests.adversarial._helpers import register, write_pack
 
 
@@ -86,7 +86,7 @@ def test_nesting_past_the_round_limit_is_a_recorded_error(task: str, text: str) 
 def test_latex_wrappers_past_the_round_limit_are_a_recorded_error() -> None:
     # simplify_latex_numbers left the shipped math chain (the math parser reads LaTeX itself, and
     # refuses an answer this long); the rule's own bound still holds wherever a pack chains it.
-    from normalize.engine import make_spec
+    from normalize.core.engine import make_spec
     from normalize.errors import RejectText
 
     with pytest.raises(RejectText, match="16 rounds") as info:
