@@ -27,6 +27,8 @@ True
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -191,3 +193,53 @@ def corpus(kind: str, n: int, seed: int, **sizes: int) -> list[Sample]:
     make = {"gsm8k": gsm8k, "math": math, "mmlu": mmlu}[kind]
     rng = random.Random(seed)
     return [make(rng, **sizes) for _ in range(n)]
+
+
+def print_answer_check(samples: list[Sample], answers: dict[str, list[object]], *, width: int = 28) -> None:
+    """Print, for each tool, how many of its answers equal the answer each output states, on the
+    marked and the unmarked outputs apart (``answers[name][i]`` is the tool's answer to
+    ``samples[i]``; ``None`` is no answer)."""
+    print("answers equal to the answer the output states (labelled corpus):")
+    for name, given in answers.items():
+        parts = []
+        for label, want in (("marked", True), ("unmarked", False)):
+            rows = [(a, s) for a, s in zip(given, samples, strict=True) if s.marked == want]
+            right = sum(a == s.stated for a, s in rows)
+            none = sum(a is None for a, _ in rows)
+            parts.append(f"{label} {right}/{len(rows)} ({right / max(1, len(rows)):.1%}, no answer {none})")
+        print(f"  {name:<{width}} " + "; ".join(parts))
+
+
+def print_marked_cost(run: Callable[[list[str]], object], clock: Callable[..., float], samples: list[Sample],
+                      repeat: int) -> None:
+    """Print ``run``'s CPU cost a row on the marked and on the unmarked outputs apart (issue 26:
+    an output with no answer marker at most 3x a marked one), the fastest of ``repeat`` turns, the
+    two alternating; ``clock(run, rows)`` times one call."""
+    groups = {label: [s.output for s in samples if s.marked == want] for label, want in (("marked", True), ("unmarked", False))}
+    best = dict.fromkeys(groups, float("inf"))
+    for turn in range(repeat):
+        for label in groups if turn % 2 == 0 else list(groups)[::-1]:
+            rows = groups[label]
+            best[label] = min(best[label], clock(run, rows) / max(1, len(rows)))
+    print(f"ours a row: marked {best['marked'] * 1e6:.0f} us, unmarked {best['unmarked'] * 1e6:.0f} us: "
+          f"unmarked / marked {best['unmarked'] / best['marked']:.2f}x (target <= 3x)")
+
+
+def print_old_new(pairs: list[tuple[str, list[str], Callable[[str], object], Callable[[str], object]]], *,
+                  width: int = 30, turns: int = 8) -> None:
+    """For each ``(name, texts, old, new)``: check ``old`` and ``new`` give the same on every text
+    (exit if not), then time both over the texts in ``turns`` alternating turns (ABBA), CPU time,
+    and print each one's cost a row and what the new one saves."""
+    for name, texts, old, new in pairs:
+        if any(old(t) != new(t) for t in texts):
+            raise SystemExit(f"{name}: old and new differ")
+        spent = {"old": 0.0, "new": 0.0}
+        for turn in range(turns):
+            for label, fn in (("old", old), ("new", new)) if turn % 2 == 0 else (("new", new), ("old", old)):
+                start = time.process_time()
+                for text in texts:
+                    fn(text)
+                spent[label] += time.process_time() - start
+        calls = turns // 2 * len(texts)
+        old_us, new_us = spent["old"] / calls * 1e6, spent["new"] / calls * 1e6
+        print(f"{name:{width}s} old {old_us:6.1f} us  new {new_us:6.1f} us  saves {old_us - new_us:5.1f} us a row")

@@ -32,9 +32,9 @@ from normalize.check import (
     run_check,
 )
 from normalize.check.samples import SampleSet, default_samples_dir, load_samples
-from normalize.engine import Chain, RuleSpec
-from normalize.pack import Pack, TaskType, load_pack
-from normalize.registry import REGISTRY
+from normalize.core.engine import Chain, RuleSpec
+from normalize.core.pack import Pack, TaskType, load_pack
+from normalize.core.registry import REGISTRY
 
 CLONE_SUFFIX = "__clone"
 

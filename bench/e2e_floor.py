@@ -21,8 +21,13 @@ without start-up.  Then each tool's answers are checked against the answer each 
 (labelled corpus; lm-eval's answers after its own ``regexes_to_ignore``: ``,``, ``$``, a final
 ``.``), on the marked and the unmarked outputs apart.  A figure, not a test.
 
+The children write and read bytecode caches (in a temporary ``PYTHONPYCACHEPREFIX``, even where
+``PYTHONDONTWRITEBYTECODE`` is set), as an installed package's are: otherwise every start-up of a
+source tree compiles its modules again, which no user's run does; the fastest turn counts.
+
     python bench/e2e_floor.py            # 20,000 rows
     python bench/e2e_floor.py --n 5000   # quicker
+    python bench/e2e_floor.py --site /tmp/site   # a wheel installed with pip install --target /tmp/site
 """
 
 from __future__ import annotations
@@ -84,9 +89,10 @@ def _lmeval_normal(answer: str) -> str:
     return answer.strip()
 
 
-def _cpu(cmd: list[str], env: dict[str, str]) -> float:
-    """CPU seconds (user + system) of the child process running ``cmd``."""
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def _cpu(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+    """CPU seconds (user + system) of the child process running ``cmd`` in ``cwd`` (not the
+    caller's directory: ``python -m`` puts it first on the path)."""
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode() if proc.stderr else ""
@@ -102,54 +108,67 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="turns of the three commands (default 3)")
     ap.add_argument("--installed", action="store_true",
                     help="run the installed package (no PYTHONPATH to this checkout)")
+    ap.add_argument("--site", metavar="DIR",
+                    help="run the package installed in DIR (pip install --target DIR): PYTHONPATH=DIR")
     args = ap.parse_args()
 
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ)
-    if args.installed:
+    if args.site:
+        env["PYTHONPATH"] = str(Path(args.site).resolve())
+        cwd_note = f"installed in {args.site}"
+    elif args.installed:
         env.pop("PYTHONPATH", None)
         cwd_note = "installed package"
     else:
         env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
         cwd_note = f"source tree {root}"
-    build = subprocess.run(
-        [sys.executable, "-c", "from normalize._build import build_description; print(build_description())"],
-        env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir(),
-    ).stdout.strip()
-
-    samples = _realshape.corpus("gsm8k", args.n, args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        big, one = folder / "in.jsonl", folder / "one.jsonl"
-        with big.open("w", encoding="utf-8") as handle:
-            for i, s in enumerate(samples):
-                handle.write(json.dumps({"id": i, "task": "gsm8k", "output": s.output, "target": s.gold},
-                                        ensure_ascii=False) + "\n")
-        one.write_text(big.read_text(encoding="utf-8").splitlines(keepends=True)[0], encoding="utf-8")
-        (folder / "floor.py").write_text(FLOOR, encoding="utf-8")
-        (folder / "lmeval.py").write_text(LMEVAL, encoding="utf-8")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+        found = subprocess.run(
+            [sys.executable, "-c", "import normalize; from normalize.core._build import build_description; "
+             "print(build_description()); print(normalize.__file__)"],
+            env=env, capture_output=True, text=True, check=True, cwd=folder,
+        ).stdout.strip().splitlines()
+        build, imported = found[0], found[-1]
+        _measure(args, folder, env, build, imported, cwd_note)
 
-        def command(tool: str, src: Path, dst: Path) -> list[str]:
-            if tool == "floor":
-                return [sys.executable, str(folder / "floor.py"), str(src), str(dst)]
-            if tool == "lm-eval-style":
-                return [sys.executable, str(folder / "lmeval.py"), str(src), str(dst)]
-            return [sys.executable, "-m", "scoring.cli", "run", str(src), "-o", str(dst), "--trace", "none",
-                    "--jobs", "1", "--no-progress"]
 
-        tools = ["floor", "lm-eval-style", "normalize run"]
-        full: dict[str, list[float]] = {t: [] for t in tools}
-        start_up: dict[str, list[float]] = {t: [] for t in tools}
-        for turn in range(args.repeat):
-            for tool in tools if turn % 2 == 0 else tools[::-1]:
-                full[tool].append(_cpu(command(tool, big, folder / f"{tool}.out"), env))
-                start_up[tool].append(_cpu(command(tool, one, folder / f"{tool}.one"), env))
-        outputs = {t: [json.loads(line) for line in (folder / f"{t}.out").open(encoding="utf-8")] for t in tools}
-        mean_chars = sum(len(s.output) for s in samples) / len(samples)
+def _measure(args: argparse.Namespace, folder: Path, env: dict[str, str], build: str, imported: str,
+             cwd_note: str) -> None:
+    samples = _realshape.corpus("gsm8k", args.n, args.seed)
+    big, one = folder / "in.jsonl", folder / "one.jsonl"
+    with big.open("w", encoding="utf-8") as handle:
+        for i, s in enumerate(samples):
+            handle.write(json.dumps({"id": i, "task": "gsm8k", "output": s.output, "target": s.gold},
+                                    ensure_ascii=False) + "\n")
+    one.write_text(big.read_text(encoding="utf-8").splitlines(keepends=True)[0], encoding="utf-8")
+    (folder / "floor.py").write_text(FLOOR, encoding="utf-8")
+    (folder / "lmeval.py").write_text(LMEVAL, encoding="utf-8")
+
+    def command(tool: str, src: Path, dst: Path) -> list[str]:
+        if tool == "floor":
+            return [sys.executable, str(folder / "floor.py"), str(src), str(dst)]
+        if tool == "lm-eval-style":
+            return [sys.executable, str(folder / "lmeval.py"), str(src), str(dst)]
+        return [sys.executable, "-m", "scoring.cli", "run", str(src), "-o", str(dst), "--trace", "none",
+                "--jobs", "1", "--no-progress"]
+
+    tools = ["floor", "lm-eval-style", "normalize run"]
+    full: dict[str, list[float]] = {t: [] for t in tools}
+    start_up: dict[str, list[float]] = {t: [] for t in tools}
+    for turn in range(args.repeat):
+        for tool in tools if turn % 2 == 0 else tools[::-1]:
+            full[tool].append(_cpu(command(tool, big, folder / f"{tool}.out"), env, folder))
+            start_up[tool].append(_cpu(command(tool, one, folder / f"{tool}.one"), env, folder))
+    outputs = {t: [json.loads(line) for line in (folder / f"{t}.out").open(encoding="utf-8")] for t in tools}
+    mean_chars = sum(len(s.output) for s in samples) / len(samples)
 
     print(f"{args.n} real-shaped GSM8K rows, mean {mean_chars:.0f} chars, {big.name}; CPU s of each child, "
           f"{args.repeat} turns (ABC/CBA), fastest counts; {cwd_note}")
-    print(f"build: {build}")
+    print(f"build: {build}; normalize from {imported}")
     steady = {t: (args.n - 1) / (min(full[t]) - statistics.median(start_up[t])) for t in tools}
     whole = {t: args.n / min(full[t]) for t in tools}
     print(f"{'command':<16} {'CPU s':>7} {'start-up s':>11} {'rows/s steady':>14} {'rows/s whole':>13}")
@@ -161,21 +180,11 @@ def main() -> None:
     print(f"normalize run / lm-eval-style:  {steady[ours] / steady['lm-eval-style']:6.2f}x steady   "
           f"{whole[ours] / whole['lm-eval-style']:6.2f}x with start-up   (target >= 1.5x)")
 
-    print("answers equal to the answer the output states (labelled corpus):")
-    groups = {"marked": [s.marked for s in samples], "unmarked": [not s.marked for s in samples]}
-    checks = {
+    _realshape.print_answer_check(samples, {
         "normalize run": [row["answer"] for row in outputs[ours]],
         "lm-eval strict-match": [_lmeval_normal(row["strict-match"]) for row in outputs["lm-eval-style"]],
         "lm-eval flexible-extract": [_lmeval_normal(row["flexible-extract"]) for row in outputs["lm-eval-style"]],
-    }
-    for name, answers in checks.items():
-        parts = []
-        for label, member in groups.items():
-            rows = [(a, s) for a, s, m in zip(answers, samples, member, strict=True) if m]
-            right = sum(a == s.stated for a, s in rows)
-            none = sum(a is None for a, _ in rows)
-            parts.append(f"{label} {right}/{len(rows)} ({right / max(1, len(rows)):.1%}, no answer {none})")
-        print(f"  {name:<26} " + "; ".join(parts))
+    }, width=26)
 
 
 if __name__ == "__main__":

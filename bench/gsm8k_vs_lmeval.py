@@ -30,8 +30,8 @@ from lm_eval.filters.extraction import RegexFilter
 from lm_eval.filters.selection import TakeFirstFilter
 
 from normalize import load_pack
-from normalize._build import build_description
-from normalize._mathvalue import _BY_CANONICAL, _read_cached, _same_cached
+from normalize.core._build import build_description
+from normalize.values._mathvalue import _BY_CANONICAL, _read_cached, _same_cached
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _realshape
@@ -129,18 +129,13 @@ def main() -> None:
     print(f"ours / lm-eval (time, paired): {statistics.median(ratios):.2f}x  (range {min(ratios):.2f}-{max(ratios):.2f}); "
           f"lm-eval / ours (speed): {1 / statistics.median(ratios):.2f}x")
     if samples:
-        mine = ours(outputs)
+        _realshape.print_marked_cost(ours, clock, samples, args.repeat)
         strict_answers, flexible_answers = lm_eval(outputs)
-        print("answers equal to the answer the output states (labelled corpus):")
-        for name, answers in (("ours (math chain + number)", mine),
-                              ("lm-eval strict-match", [_lmeval_normal(a) for a in strict_answers]),
-                              ("lm-eval flexible-extract", [_lmeval_normal(a) for a in flexible_answers])):
-            parts = []
-            for label, want in (("marked", True), ("unmarked", False)):
-                rows = [(a, s) for a, s in zip(answers, samples, strict=True) if s.marked == want]
-                right = sum(a == s.stated for a, s in rows)
-                parts.append(f"{label} {right}/{len(rows)} ({right / max(1, len(rows)):.1%})")
-            print(f"  {name:<28} " + "; ".join(parts))
+        _realshape.print_answer_check(samples, {
+            "ours (math chain + number)": ours(outputs),
+            "lm-eval strict-match": [_lmeval_normal(a) for a in strict_answers],
+            "lm-eval flexible-extract": [_lmeval_normal(a) for a in flexible_answers],
+        })
 
 
 if __name__ == "__main__":

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from normalize import load_pack
-from scoring._cli import score_file
 from scoring._items import item_of
 from scoring._rule_effects import rule_effects
+from scoring._scorefile import score_file
 from scoring.html_report import DEFAULT_AUDIT_ROWS, ReportRun, render_html
 from scoring.metrics import MathVerifier
 from scoring.report import build_report

@@ -72,11 +72,11 @@ def measure(args: list[str], pycache: Path, installed: bool = False) -> tuple[fl
 
 
 def _build(installed: bool, folder: Path) -> str:
-    """What the measured commands import: compiled modules or source (normalize._build)."""
+    """What the measured commands import: compiled modules or source (normalize.core._build)."""
     env = {**os.environ}
     if not installed:
         env["PYTHONPATH"] = str(ROOT)
-    probe = "from normalize._build import build_description; print(build_description())"
+    probe = "from normalize.core._build import build_description; print(build_description())"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=folder, check=True)
     return done.stdout.strip()
 

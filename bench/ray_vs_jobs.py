@@ -171,8 +171,8 @@ def per_row_costs(src: Path, n: int = 4000) -> dict[str, float]:
     """CPU µs per row in one process: normalize; normalize + score; the pickled report totals per row."""
     import pyarrow.parquet as pq
 
-    from normalize._arrow import JSON_COLUMNS, batch_rows
-    from normalize._jsonl import restore_written_values
+    from normalize.io._arrow import JSON_COLUMNS, batch_rows
+    from normalize.io._jsonl import restore_written_values
     from scoring._items import item_of
     from scoring.integrations._batches import BatchScorer
     from scoring.metrics import MathVerifier, read_scored
@@ -199,7 +199,7 @@ def per_row_costs(src: Path, n: int = 4000) -> dict[str, float]:
 
 
 def batch_rows_from(rows: list[dict[str, Any]], json_columns: Any) -> list[dict[str, Any]]:
-    from normalize._arrow import decode_json_fields
+    from normalize.io._arrow import decode_json_fields
 
     return [decode_json_fields(dict(r), json_columns) for r in rows]
 

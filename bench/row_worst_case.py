@@ -1,6 +1,6 @@
 """Per-row worst case at 1 MiB: every adversarial input kind, through every task type's chain + parser.
 
-Builds each kind of :data:`normalize._growth.KINDS` (repeated units, nested emphasis, nested
+Builds each kind of :data:`normalize.limits._growth.KINDS` (repeated units, nested emphasis, nested
 ``\\text{``/``\\left``, answer markers between fences, alternating fences, ...) at just under the
 pack's ``max_input_bytes`` (1 MiB), runs ``Pack.run`` on it once per task type and prints, per
 task type, the slowest kind with its CPU seconds (CPU time of this thread, so other load on the
@@ -18,7 +18,7 @@ import statistics
 import time
 
 from normalize import load_pack
-from normalize._growth import KINDS
+from normalize.limits._growth import KINDS
 
 
 def _one_mib(build, limit: int) -> str:  # type: ignore[no-untyped-def]

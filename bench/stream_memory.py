@@ -48,8 +48,8 @@ def _env(installed: bool) -> dict[str, str]:
 
 
 def _build(installed: bool, folder: Path) -> str:
-    """What the measured commands import: compiled modules or source (normalize._build)."""
-    probe = "from normalize._build import build_description; import normalize; print(build_description(), normalize.__file__)"
+    """What the measured commands import: compiled modules or source (normalize.core._build)."""
+    probe = "from normalize.core._build import build_description; import normalize; print(build_description(), normalize.__file__)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=_env(installed),
                           cwd=folder, check=True)
     return done.stdout.strip()

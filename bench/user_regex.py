@@ -5,9 +5,11 @@ Three packs run the same real-shaped outputs (``bench/_realshape.py``: GSM8K and
 chains of thought, 0.5–4 KB): a chain of ``--rules`` ``extract_regex`` rules with patterns the
 load-time proof accepts, the same chain with patterns it refuses (they keep the timeout), and an
 empty chain.  The patterns do not match these outputs, so every rule scans the whole text (the
-most a rule costs).  "today's path" is the same proven chain with ``ExtractRegexParams.finditer``
-switched back to the call it replaced (``compiled.finditer(text, timeout=timeout)``) for those
-blocks only.  Blocks of ``--block`` rows take turns (ABBA), CPU time of this process; the cost a
+most a rule costs).  "the path before the proof" is the same proven chain with
+``ExtractRegexParams.finditer`` switched back to the call it replaced
+(``compiled.finditer(text, timeout=timeout)``) and the rule's ``bind`` hook off (the engine calls
+the rule itself, which reads its params on every call) for those blocks only.  The proven chain
+and the empty one also run with ``trace=False`` (``normalize run --trace none``'s path).  Blocks of ``--block`` rows take turns (ABBA), CPU time of this process; the cost a
 rule a row is ``(chain − empty) / rules / rows``.  A figure, not a test.
 
     python bench/user_regex.py            # 4,000 outputs, 8 rules
@@ -16,6 +18,7 @@ rule a row is ``(chain − empty) / rules / rows``.  A figure, not a test.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -30,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _realshape
 
 from normalize import load_pack
-from normalize._build import build_description
-from normalize._regex_proof import proven_linear
+from normalize.core._build import build_description
+from normalize.core.registry import REGISTRY
+from normalize.limits._regex_proof import proven_linear
 from normalize.rules._extract_params import ExtractRegexParams
 
 PROVEN = [
@@ -91,28 +95,38 @@ def main() -> None:
             "empty": _pack([], Path(tmp), "empty"),
         }
 
-    def run(pack: object, block: list[str], old: bool) -> float:
+    bound_rule = REGISTRY.rules["extract_regex"]
+    unbound_rule = dataclasses.replace(bound_rule, bind=None)
+
+    def switch(old: bool) -> None:
         ExtractRegexParams.finditer = _old_finditer if old else new_finditer  # type: ignore[method-assign]
-        run_row: Callable[[str, str], object] = pack.run  # type: ignore[attr-defined]
+        wanted = unbound_rule if old else bound_rule
+        if REGISTRY.rules["extract_regex"] is not wanted:
+            REGISTRY.rules["extract_regex"] = wanted  # the chains bind again (once, untimed below)
+
+    def run(pack: object, block: list[str], old: bool, trace: bool = True) -> float:
+        switch(old)
+        run_row: Callable[..., object] = pack.run  # type: ignore[attr-defined]
+        run_row(block[0], "extractive_qa", trace=trace)  # binds the chain after a switch, untimed
         start = time.process_time()
         for s in block:
-            run_row(s, "extractive_qa")
+            run_row(s, "extractive_qa", trace=trace)
         spent = time.process_time() - start
-        ExtractRegexParams.finditer = new_finditer  # type: ignore[method-assign]
+        switch(False)
         return spent
 
-    arms = [("proven", False), ("proven", True), ("unproven", False), ("empty", False)]
+    arms = [("proven", False), ("proven", True), ("unproven", False), ("empty", False), ("proven-nt", False), ("empty-nt", False)]
     for arm in arms:  # warm-up, untimed
-        run(packs[arm[0]], outputs[:200], arm[1])
+        run(packs[arm[0].removesuffix("-nt")], outputs[:200], arm[1], not arm[0].endswith("-nt"))
     # the same results either way (the proof changes no match): checked on a share of the rows
     probe = [s + "\nVERDICT: yes" for s in outputs[:100]] + outputs[:100]
 
     def results(old: bool) -> list[tuple[object, ...]]:
-        ExtractRegexParams.finditer = _old_finditer if old else new_finditer  # type: ignore[method-assign]
+        switch(old)
         try:
-            return [(r.text, r.status, r.answer) for r in map(lambda s: packs["proven"].run(s, "extractive_qa"), probe)]  # type: ignore[attr-defined]
+            return [(r.text, r.status, r.answer, r.trace) for r in map(lambda s: packs["proven"].run(s, "extractive_qa"), probe)]  # type: ignore[attr-defined]
         finally:
-            ExtractRegexParams.finditer = new_finditer  # type: ignore[method-assign]
+            switch(False)
 
     same = results(False) == results(True)
     totals: list[dict[tuple[str, bool], float]] = []
@@ -122,17 +136,20 @@ def main() -> None:
             block = outputs[at : at + args.block]
             order = arms if number % 2 == 0 else arms[::-1]
             for arm in order:
-                spent[arm] += run(packs[arm[0]], block, arm[1])
+                spent[arm] += run(packs[arm[0].removesuffix("-nt")], block, arm[1], not arm[0].endswith("-nt"))
         totals.append(spent)
     per = args.rules * len(outputs)
 
     def cost(arm: tuple[str, bool]) -> list[float]:
-        return [1e6 * (t[arm] - t[("empty", False)]) / per for t in totals]
+        empty = ("empty-nt", False) if arm[0].endswith("-nt") else ("empty", False)
+        return [1e6 * (t[arm] - t[empty]) / per for t in totals]
 
     print(f"{len(outputs)} real-shaped outputs (GSM8K + MMLU), mean {sum(map(len, outputs)) / len(outputs):.0f} chars; "
           f"{args.rules} extract_regex rules; CPU time, ABBA blocks of {args.block}, {args.repeat} repeats")
     print(f"build: {build_description()}")
-    for label, arm in (("proven, no timeout (new)", ("proven", False)), ("proven, today's path (timeout=)", ("proven", True)),
+    for label, arm in (("proven, no timeout, traced", ("proven", False)),
+                       ("proven, no timeout, --trace none", ("proven-nt", False)),
+                       ("proven, path before the proof", ("proven", True)),
                        ("unproven, timeout kept", ("unproven", False))):
         values = cost(arm)
         print(f"  {label:<34} {statistics.median(values):6.2f} µs a rule a row  (range {min(values):.2f}-{max(values):.2f})")
